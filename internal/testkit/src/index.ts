@@ -1,0 +1,2 @@
+export { VirtualClock } from './virtual-clock.js';
+export { seededRandom } from './seeded-random.js';

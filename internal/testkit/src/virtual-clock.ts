@@ -1,0 +1,126 @@
+interface Timer {
+  at: number;
+  seq: number;
+  fn: () => void;
+  cancelled: boolean;
+}
+
+/**
+ * A clock that moves only when a test says so. Timers fire in time order (ties in the order
+ * they were set); after each one the microtask queue is drained, so promise continuations run
+ * at the virtual instant that woke them.
+ */
+export class VirtualClock {
+  #now: number;
+  #seq = 0;
+  readonly #heap: Timer[] = [];
+
+  constructor(start = 0) {
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  setTimer(delayMs: number, fn: () => void): { cancel(): void } {
+    const t: Timer = { at: this.#now + Math.max(0, delayMs), seq: this.#seq++, fn, cancelled: false };
+    this.#push(t);
+    return {
+      cancel: () => {
+        t.cancelled = true;
+      },
+    };
+  }
+
+  /** Timers still armed. */
+  get pending(): number {
+    return this.#heap.filter((t) => !t.cancelled).length;
+  }
+
+  /** The time of the next armed timer, or undefined. */
+  get nextAt(): number | undefined {
+    this.#dropCancelled();
+    return this.#heap[0]?.at;
+  }
+
+  /** Runs every timer due within `ms`, then sets the time to now + ms. */
+  async advance(ms: number): Promise<void> {
+    await this.advanceTo(this.#now + ms);
+  }
+
+  async advanceTo(target: number): Promise<void> {
+    await flush();
+    for (;;) {
+      this.#dropCancelled();
+      const next = this.#heap[0];
+      if (next === undefined || next.at > target) break;
+      this.#pop();
+      this.#now = Math.max(this.#now, next.at);
+      next.fn();
+      await flush();
+    }
+    this.#now = Math.max(this.#now, target);
+  }
+
+  /** Runs timers until none is left (or `maxTimers` have fired). */
+  async runAll(maxTimers = 1_000_000): Promise<void> {
+    await flush();
+    for (let i = 0; i < maxTimers; i++) {
+      this.#dropCancelled();
+      const next = this.#heap[0];
+      if (next === undefined) return;
+      this.#pop();
+      this.#now = Math.max(this.#now, next.at);
+      next.fn();
+      await flush();
+    }
+    throw new Error(`runAll: still timers after ${maxTimers}`);
+  }
+
+  #dropCancelled(): void {
+    while (this.#heap[0]?.cancelled) this.#pop();
+  }
+
+  #less(a: Timer, b: Timer): boolean {
+    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+  }
+
+  #push(t: Timer): void {
+    const h = this.#heap;
+    h.push(t);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.#less(h[i]!, h[p]!)) break;
+      [h[i], h[p]] = [h[p]!, h[i]!];
+      i = p;
+    }
+  }
+
+  #pop(): Timer | undefined {
+    const h = this.#heap;
+    const top = h[0];
+    const last = h.pop();
+    if (h.length > 0 && last !== undefined) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && this.#less(h[l]!, h[m]!)) m = l;
+        if (r < h.length && this.#less(h[r]!, h[m]!)) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m]!, h[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+/** Lets every queued promise continuation run. */
+export function flush(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,71 @@
+import type { Clock } from './clock.js';
+import { RateController, type ResolvedAdaptive } from './adaptive.js';
+import type { QuotaSignal } from './quota-signal.js';
+import type { Scheduler } from './scheduler.js';
+import type { LevelSpec, RateStore } from './store.js';
+
+/** Wires rate controllers to a scheduler: ticks them before each pass, applies signals, reports events. */
+export class Adaptation {
+  readonly #controllers = new Map<string, RateController>();
+  readonly #active = new Set<RateController>();
+  readonly #options: ResolvedAdaptive;
+  readonly #store: RateStore;
+  readonly #clock: Clock;
+  #scheduler: Scheduler | undefined;
+
+  constructor(options: ResolvedAdaptive, store: RateStore, clock: Clock) {
+    this.#options = options;
+    this.#store = store;
+    this.#clock = clock;
+  }
+
+  attach(scheduler: Scheduler): void {
+    this.#scheduler = scheduler;
+  }
+
+  /** Recomputes recovering rates; called before every scheduling pass. */
+  readonly beforePass = (now: number): void => {
+    if (this.#active.size === 0) return;
+    for (const c of this.#active) {
+      const change = c.tick(now, this.#store);
+      if (!c.active) this.#active.delete(c);
+      if (change && this.#scheduler?.hasListeners) {
+        this.#scheduler.emit({ type: 'adapted', level: change.level, fromPerSecond: change.from, toPerSecond: change.to, reason: change.reason });
+      }
+    }
+  };
+
+  /** The earliest time a recovering rate changes on its own; the scheduler wakes for it. */
+  readonly nextChangeAt = (): number => {
+    let at = Number.POSITIVE_INFINITY;
+    for (const c of this.#active) if (c.nextChangeAt < at) at = c.nextChangeAt;
+    return at;
+  };
+
+  /** The rate in force on a level. */
+  rateOf(level: LevelSpec): number {
+    this.beforePass(this.#clock.now());
+    return this.#controllers.get(level.id)?.ratePerSecond ?? this.#store.snapshot(level, this.#clock.now()).ratePerSecond;
+  }
+
+  observe(level: LevelSpec, signal: QuotaSignal): void {
+    let c = this.#controllers.get(level.id);
+    if (c === undefined) {
+      c = new RateController(level, this.#options);
+      this.#controllers.set(level.id, c);
+    }
+    const now = this.#clock.now();
+    const result = c.observe(signal, now, this.#store);
+    if (c.active) this.#active.add(c);
+    const s = this.#scheduler;
+    if (s === undefined) return;
+    if (result.pausedUntil !== undefined && s.hasListeners) s.emit({ type: 'paused', level: level.id, until: result.pausedUntil });
+    if (result.change && s.hasListeners) {
+      const { change } = result;
+      s.emit({ type: 'adapted', level: change.level, fromPerSecond: change.from, toPerSecond: change.to, reason: change.reason });
+    }
+    // A slower limiter may now miss deadlines it promised; a faster one may admit someone now.
+    if (result.slower) s.revalidateDeadlines();
+    else s.pass();
+  }
+}

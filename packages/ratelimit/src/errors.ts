@@ -1,0 +1,84 @@
+const BRAND = Symbol.for('@rxgate/ratelimit/error');
+
+/** Stable codes of every error this package throws or rejects with. */
+export type RateLimitErrorCode =
+  | 'RXGATE_RATELIMIT_INVALID_OPTION'
+  | 'RXGATE_RATELIMIT_DEADLINE'
+  | 'RXGATE_RATELIMIT_ABORTED'
+  | 'RXGATE_RATELIMIT_CLOSED';
+
+/** Base class of this package's errors; test with {@link isRateLimitError}, which works across duplicate installs. */
+export class RateLimitError extends Error {
+  readonly code: RateLimitErrorCode;
+  constructor(code: RateLimitErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RateLimitError';
+    this.code = code;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+}
+
+/** An option or argument is out of range; `option` names it. Thrown before anything is queued or spent. */
+export class InvalidOptionError extends RateLimitError {
+  readonly option: string;
+  constructor(option: string, problem: string) {
+    super('RXGATE_RATELIMIT_INVALID_OPTION', `${option}: ${problem}`);
+    this.name = 'InvalidOptionError';
+    this.option = option;
+  }
+}
+
+/**
+ * The acquire could not be admitted before its deadline. Raised at once when the predicted wait
+ * (the queue ahead included) already misses the deadline, or when the deadline passes in the queue.
+ * Nothing was spent.
+ */
+export class DeadlineExceededError extends RateLimitError {
+  /** The wait the limiter predicted from the moment of the decision, in milliseconds. */
+  readonly predictedWaitMs: number;
+  /** The deadline that would have been missed, on the limiter's clock. */
+  readonly deadline: number;
+  constructor(predictedWaitMs: number, deadline: number, passedWhileQueued = false) {
+    super(
+      'RXGATE_RATELIMIT_DEADLINE',
+      passedWhileQueued
+        ? 'the deadline passed while waiting for admission'
+        : `admission predicted in ${Math.ceil(predictedWaitMs)} ms, past the deadline`,
+    );
+    this.name = 'DeadlineExceededError';
+    this.predictedWaitMs = predictedWaitMs;
+    this.deadline = deadline;
+  }
+}
+
+/** The caller's `AbortSignal` fired while the acquire waited; nothing was spent. */
+export class AcquireAbortedError extends RateLimitError {
+  constructor(reason: unknown) {
+    super('RXGATE_RATELIMIT_ABORTED', 'acquire aborted while waiting', { cause: reason });
+    this.name = 'AcquireAbortedError';
+  }
+}
+
+/** The limiter was closed while the acquire waited, or before it began. */
+export class LimiterClosedError extends RateLimitError {
+  constructor() {
+    super('RXGATE_RATELIMIT_CLOSED', 'limiter closed');
+    this.name = 'LimiterClosedError';
+  }
+}
+
+const has = (e: unknown, code?: RateLimitErrorCode): boolean =>
+  typeof e === 'object' &&
+  e !== null &&
+  (e as Record<symbol, unknown>)[BRAND] === true &&
+  (code === undefined || (e as { code?: unknown }).code === code);
+
+export const isRateLimitError = (e: unknown): e is RateLimitError => has(e);
+export const isInvalidOptionError = (e: unknown): e is InvalidOptionError =>
+  has(e, 'RXGATE_RATELIMIT_INVALID_OPTION');
+export const isDeadlineExceededError = (e: unknown): e is DeadlineExceededError =>
+  has(e, 'RXGATE_RATELIMIT_DEADLINE');
+export const isAcquireAbortedError = (e: unknown): e is AcquireAbortedError =>
+  has(e, 'RXGATE_RATELIMIT_ABORTED');
+export const isLimiterClosedError = (e: unknown): e is LimiterClosedError =>
+  has(e, 'RXGATE_RATELIMIT_CLOSED');

@@ -1,0 +1,209 @@
+import { Adaptation } from './adaptation.js';
+import { type AdaptiveOptions, resolveAdaptive } from './adaptive.js';
+import { type Clock, systemClock } from './clock.js';
+import { InvalidOptionError } from './errors.js';
+import type { Lane, LimiterListener } from './events.js';
+import type { Lease } from './lease.js';
+import type { QuotaSignal } from './quota-signal.js';
+import { type KeyLimits, Scheduler } from './scheduler.js';
+import { type LevelSpec, MemoryStore, type RateStore } from './store.js';
+import { posPerBatch } from './token-bucket.js';
+import { inRange, optionalTime, positive, positiveInt } from './validate.js';
+
+/** One level's limits. */
+export interface LimitOptions {
+  /** Sustained rate, requests per second. */
+  readonly ratePerSecond: number;
+  /** Burst: requests allowed at once from full. */
+  readonly burst: number;
+  /** Most requests in flight at once (a switch's concurrency cap). @default no cap */
+  readonly concurrency?: number;
+}
+
+export interface LimiterOptions {
+  /** The account-wide limit every key shares (the vendor's quota for our credentials). */
+  readonly account: LimitOptions;
+  /** Per-key limits (a payer's BIN/PCN): a default, and overrides by key. @default no per-key limit */
+  readonly perKey?: {
+    readonly default?: LimitOptions;
+    readonly overrides?: Readonly<Record<string, LimitOptions>>;
+  };
+  /** Lane policy. */
+  readonly lanes?: {
+    /** Minimum share of admissions kept for `batch` while `pos` waits, in (0, 1). @default 0.1 */
+    readonly batchShare?: number;
+  };
+  /** Adaptation to vendor quota signals. @default {} (CUBIC, beta 0.7, scale 0.4) */
+  readonly adaptive?: AdaptiveOptions;
+  /** @default systemClock */
+  readonly clock?: Clock;
+  /** Where the limit state lives. @default a new MemoryStore */
+  readonly store?: RateStore;
+  /** Prefix of this limiter's level ids in the store, for limiters that share one. @default 'rx' */
+  readonly name?: string;
+  readonly onEvent?: LimiterListener;
+}
+
+export interface LimiterAcquireOptions {
+  /** The per-key limit to take from along with the account's (a payer's BIN/PCN). */
+  readonly key: string;
+  /** @default 'pos' */
+  readonly lane?: Lane;
+  /** Absolute time on the limiter's clock by which admission must happen. */
+  readonly deadline?: number;
+  readonly signal?: AbortSignal;
+  /** @default 1 */
+  readonly cost?: number;
+}
+
+export interface KeySnapshot {
+  readonly tokens: number;
+  readonly ratePerSecond: number;
+  readonly pausedUntil: number;
+  readonly waiting: number;
+  readonly inFlight: number;
+}
+
+/** An account-wide limit plus per-key limits, taken together or not at all. */
+export interface Limiter {
+  /** Waits for account and key tokens (and slots), taken together; the lease holds the slots. */
+  acquire(options: LimiterAcquireOptions): Promise<Lease>;
+  /** Admits now or returns undefined; never queues. */
+  tryAcquire(options: Omit<LimiterAcquireOptions, 'deadline' | 'signal'>): Lease | undefined;
+  /** Runs `fn` once admitted, releasing the slots in `finally`. */
+  run<T>(key: string, fn: () => T | PromiseLike<T>, options?: Omit<LimiterAcquireOptions, 'key'>): Promise<T>;
+  /** Milliseconds an acquire would wait if it queued now. */
+  predictWait(options: Omit<LimiterAcquireOptions, 'deadline' | 'signal'>): number;
+  /**
+   * Follows a vendor quota signal. Without `key` it adapts the account level (the vendor's
+   * quota for our credentials); with `key`, that key's level.
+   */
+  observe(signal: QuotaSignal, options?: { readonly key?: string }): void;
+  /** The account's state, or one key's. */
+  snapshot(key?: string): KeySnapshot;
+  on(listener: LimiterListener): () => void;
+  /** Drops idle keys now (otherwise amortised over acquires). Returns the keys still held. */
+  sweep(): number;
+  /** Rejects every waiter with `LimiterClosedError`. */
+  close(): void;
+}
+
+/**
+ * Creates a hierarchical limiter: one account-wide level plus a level per key, both taken in
+ * one atomic store operation, so no token is spent on one level while a claim waits on the
+ * other. Idle keys hold no state: a full GCRA level equals a fresh one, so it is dropped.
+ *
+ * @example
+ * const limiter = createLimiter({
+ *   account: { ratePerSecond: 10, burst: 20, concurrency: 32 },
+ *   perKey: { default: { ratePerSecond: 5, burst: 5 } },
+ * });
+ * await limiter.run('610014/ADV', () => send(claim), { lane: 'pos', deadline: Date.now() + 800 });
+ */
+export function createLimiter(options: LimiterOptions): Limiter {
+  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', 'must be an object');
+  const name = options.name ?? 'rx';
+  const account = resolveLimit('account', options.account);
+  const perKeyDefault = options.perKey?.default === undefined ? undefined : resolveLimit('perKey.default', options.perKey.default);
+  const overrides = new Map<string, ResolvedLimit>();
+  for (const [key, limit] of Object.entries(options.perKey?.overrides ?? {})) {
+    overrides.set(key, resolveLimit(`perKey.overrides.${key}`, limit));
+  }
+  const share = options.lanes?.batchShare === undefined ? 0.1 : inRange('lanes.batchShare', options.lanes.batchShare, 0, 1, true);
+  const clock = options.clock ?? systemClock;
+  const store = options.store ?? new MemoryStore();
+  const accountLevel: LevelSpec = { id: `${name}:acct`, ratePerSecond: account.ratePerSecond, burst: account.burst };
+  const adaptation = new Adaptation(resolveAdaptive(options.adaptive, 'adaptive'), store, clock);
+  const noKeyLimit: KeyLimits = { levels: [], concurrency: Number.POSITIVE_INFINITY };
+
+  const levelOf = (key: string): LevelSpec | undefined => {
+    const limit = overrides.get(key) ?? perKeyDefault;
+    return limit && { id: `${name}:key:${key}`, ratePerSecond: limit.ratePerSecond, burst: limit.burst };
+  };
+  const limitsFor = (key: string): KeyLimits => {
+    const limit = overrides.get(key) ?? perKeyDefault;
+    if (limit === undefined) return noKeyLimit;
+    return { levels: [levelOf(key)!], concurrency: limit.concurrency };
+  };
+
+  const scheduler = new Scheduler({
+    clock,
+    store,
+    account: accountLevel,
+    accountConcurrency: account.concurrency,
+    posPerBatch: posPerBatch(share),
+    limitsFor,
+    beforePass: adaptation.beforePass,
+    nextChangeAt: adaptation.nextChangeAt,
+  });
+  adaptation.attach(scheduler);
+  if (options.onEvent) scheduler.on(options.onEvent);
+
+  const keyOf = (key: unknown): string => {
+    if (typeof key !== 'string') throw new InvalidOptionError('key', 'must be a string');
+    return key;
+  };
+
+  const limiter: Limiter = {
+    acquire(o) {
+      try {
+        return scheduler.acquire({
+          key: keyOf(o.key),
+          lane: o.lane ?? 'pos',
+          cost: o.cost ?? 1,
+          deadline: optionalTime('deadline', o.deadline),
+          signal: o.signal,
+        });
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
+    tryAcquire(o) {
+      return scheduler.tryAcquire(keyOf(o.key), o.lane ?? 'pos', o.cost ?? 1);
+    },
+    async run(key, fn, o) {
+      const lease = await limiter.acquire({ ...o, key });
+      try {
+        return await fn();
+      } finally {
+        lease.release();
+      }
+    },
+    predictWait(o) {
+      return scheduler.predictWait(keyOf(o.key), o.lane ?? 'pos', o.cost ?? 1, clock.now());
+    },
+    observe(signal, o) {
+      const level = o?.key === undefined ? accountLevel : levelOf(o.key);
+      if (level !== undefined) adaptation.observe(level, signal);
+    },
+    snapshot(key) {
+      const level = key === undefined ? accountLevel : levelOf(key);
+      const now = clock.now();
+      const s = level ? store.snapshot(level, now) : { tokens: Number.POSITIVE_INFINITY, ratePerSecond: Number.POSITIVE_INFINITY, pausedUntil: 0 };
+      const q = key === undefined ? { waiting: scheduler.waiting, inFlight: scheduler.inFlight } : scheduler.keyState(key);
+      return { ...s, ...q };
+    },
+    on: (listener) => scheduler.on(listener),
+    sweep() {
+      scheduler.sweep();
+      return scheduler.keyCount;
+    },
+    close: () => scheduler.close(),
+  };
+  return limiter;
+}
+
+interface ResolvedLimit {
+  readonly ratePerSecond: number;
+  readonly burst: number;
+  readonly concurrency: number;
+}
+
+function resolveLimit(option: string, limit: LimitOptions | undefined): ResolvedLimit {
+  if (typeof limit !== 'object' || limit === null) throw new InvalidOptionError(option, 'must be an object');
+  return {
+    ratePerSecond: positive(`${option}.ratePerSecond`, limit.ratePerSecond),
+    burst: positive(`${option}.burst`, limit.burst),
+    concurrency: limit.concurrency === undefined ? Number.POSITIVE_INFINITY : positiveInt(`${option}.concurrency`, limit.concurrency),
+  };
+}

@@ -1,0 +1,165 @@
+/** One level of a limit: the account, one payer, or a lone bucket. */
+export interface LevelSpec {
+  /** Stable id of the level's state in the store (for example `acct` or `key:610014/ADV`). */
+  readonly id: string;
+  /** Configured sustained rate, tokens per second. */
+  readonly ratePerSecond: number;
+  /** Configured burst: the most tokens the level holds. */
+  readonly burst: number;
+}
+
+/** What the store knows of one level right now. */
+export interface LevelSnapshot {
+  /** Tokens available now (fractional). */
+  readonly tokens: number;
+  /** The rate in force: the configured one, or what adaptation set. */
+  readonly ratePerSecond: number;
+  /** Until when the level is paused (a vendor's Retry-After); 0 when it is not. */
+  readonly pausedUntil: number;
+}
+
+/** A change to a level's state that adaptation asks for. */
+export interface LevelAdjustment {
+  /** New rate in force; the debt already taken is kept in tokens, not in time. */
+  readonly ratePerSecond?: number;
+  /** Pause every take on this level until this time (kept if a later pause is already set). */
+  readonly pauseUntil?: number;
+  /** Hold at most this many tokens now (the vendor says fewer remain than we think). */
+  readonly capTokens?: number;
+}
+
+/**
+ * Where limiter state lives. The algorithm is GCRA: each level keeps one number, its
+ * theoretical arrival time (TAT), so one take is a constant-time update of a few numbers,
+ * which a shared store performs as one atomic script in one round trip.
+ *
+ * The memory store answers synchronously; a shared store (Redis) implements the same
+ * operations in one script each and keeps time by its own clock.
+ */
+export interface RateStore {
+  /**
+   * If every level can grant `cost` at `now` (pauses included), spend it on all of them and
+   * return 0; otherwise spend nothing and return the milliseconds until all could grant it.
+   */
+  take(levels: readonly LevelSpec[], cost: number, now: number): number;
+  /** Milliseconds until every level could grant `cost`, spending nothing (0 when it could now). */
+  peek(levels: readonly LevelSpec[], cost: number, now: number): number;
+  /** Applies an adaptation to one level. */
+  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): void;
+  /** The level's state now. */
+  snapshot(level: LevelSpec, now: number): LevelSnapshot;
+  /** Drops levels that are full, unpaused and at their configured rate (equal to fresh ones); returns how many. */
+  evictIdle(now: number): number;
+}
+
+// A wait shorter than this is float noise from non-integral intervals, not a real wait.
+const EPSILON_MS = 1e-6;
+
+interface LevelState {
+  tat: number;
+  intervalMs: number;
+  ratePerSecond: number;
+  pausedUntil: number;
+  adapted: boolean;
+}
+
+/** The embedded default store: state in a `Map`, every operation synchronous. */
+export class MemoryStore implements RateStore {
+  readonly #levels = new Map<string, LevelState>();
+
+  /** How many levels hold state (idle ones are dropped by {@link evictIdle}). */
+  get size(): number {
+    return this.#levels.size;
+  }
+
+  take(levels: readonly LevelSpec[], cost: number, now: number): number {
+    if (levels.length === 1) {
+      // The common single-level path, without the second loop.
+      const spec = levels[0]!;
+      const s = this.#state(spec, now);
+      const wait = waitOf(s, spec.burst, cost, now);
+      if (wait > 0) return wait;
+      s.tat = Math.max(s.tat, now) + cost * s.intervalMs;
+      return 0;
+    }
+    let wait = 0;
+    for (const spec of levels) wait = Math.max(wait, waitOf(this.#state(spec, now), spec.burst, cost, now));
+    if (wait > 0) return wait;
+    for (const spec of levels) {
+      const s = this.#levels.get(spec.id)!;
+      s.tat = Math.max(s.tat, now) + cost * s.intervalMs;
+    }
+    return 0;
+  }
+
+  peek(levels: readonly LevelSpec[], cost: number, now: number): number {
+    let wait = 0;
+    for (const spec of levels) {
+      const s = this.#levels.get(spec.id);
+      const w = s ? waitOf(s, spec.burst, cost, now) : freshWait(spec, cost);
+      if (w > wait) wait = w;
+    }
+    return wait;
+  }
+
+  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): void {
+    const s = this.#state(level, now);
+    if (adjustment.ratePerSecond !== undefined && adjustment.ratePerSecond !== s.ratePerSecond) {
+      const debtTokens = Math.max(0, s.tat - now) / s.intervalMs;
+      s.ratePerSecond = adjustment.ratePerSecond;
+      s.intervalMs = 1000 / adjustment.ratePerSecond;
+      s.tat = now + debtTokens * s.intervalMs;
+      s.adapted = s.ratePerSecond !== level.ratePerSecond;
+    }
+    if (adjustment.pauseUntil !== undefined && adjustment.pauseUntil > s.pausedUntil) {
+      s.pausedUntil = adjustment.pauseUntil;
+    }
+    if (adjustment.capTokens !== undefined) {
+      const cap = Math.max(0, Math.min(level.burst, adjustment.capTokens));
+      s.tat = Math.max(s.tat, now + (level.burst - cap) * s.intervalMs);
+    }
+  }
+
+  snapshot(level: LevelSpec, now: number): LevelSnapshot {
+    const s = this.#levels.get(level.id);
+    if (!s) return { tokens: level.burst, ratePerSecond: level.ratePerSecond, pausedUntil: 0 };
+    return {
+      tokens: level.burst - Math.max(0, s.tat - now) / s.intervalMs,
+      ratePerSecond: s.ratePerSecond,
+      pausedUntil: s.pausedUntil > now ? s.pausedUntil : 0,
+    };
+  }
+
+  evictIdle(now: number): number {
+    let evicted = 0;
+    for (const [id, s] of this.#levels) {
+      if (s.tat <= now && s.pausedUntil <= now && !s.adapted) {
+        this.#levels.delete(id);
+        evicted++;
+      }
+    }
+    return evicted;
+  }
+
+  #state(spec: LevelSpec, now: number): LevelState {
+    let s = this.#levels.get(spec.id);
+    if (s === undefined) {
+      s = { tat: now, intervalMs: 1000 / spec.ratePerSecond, ratePerSecond: spec.ratePerSecond, pausedUntil: 0, adapted: false };
+      this.#levels.set(spec.id, s);
+    }
+    return s;
+  }
+}
+
+function waitOf(s: LevelState, burst: number, cost: number, now: number): number {
+  // GCRA: admit when the new TAT lies no further ahead than `burst` intervals.
+  let wait = Math.max(s.tat, now) + cost * s.intervalMs - burst * s.intervalMs - now;
+  if (wait < EPSILON_MS) wait = 0;
+  const paused = s.pausedUntil - now;
+  return paused > wait ? paused : wait;
+}
+
+function freshWait(spec: LevelSpec, cost: number): number {
+  const wait = (cost - spec.burst) * (1000 / spec.ratePerSecond);
+  return wait < EPSILON_MS ? 0 : wait;
+}
