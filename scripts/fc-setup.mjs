@@ -3,7 +3,12 @@
 import fc from 'fast-check';
 
 const fromEnv = process.env.FC_SEED;
-const seed = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : process.env.CI ? 20261130 : Date.now() ^ (Math.random() * 0x7fffffff);
+const seed =
+  fromEnv !== undefined && fromEnv !== ''
+    ? Number(fromEnv)
+    : process.env.CI
+      ? 20261130
+      : Date.now() ^ (Math.random() * 0x7fffffff);
 const numRuns = process.env.FC_NUM_RUNS ? Number(process.env.FC_NUM_RUNS) : undefined;
 fc.configureGlobal({ seed, ...(numRuns ? { numRuns } : {}) });
 process.on('exit', (code) => {

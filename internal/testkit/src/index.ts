@@ -1,2 +1,3 @@
-export { VirtualClock } from './virtual-clock.js';
+export { fmt, nsPerAsync, nsPerSync, retainedBytes, table } from './bench.js';
 export { seededRandom } from './seeded-random.js';
+export { VirtualClock } from './virtual-clock.js';

@@ -1,5 +1,5 @@
-import type { Clock } from './clock.js';
 import { RateController, type ResolvedAdaptive } from './adaptive.js';
+import type { Clock } from './clock.js';
 import type { QuotaSignal } from './quota-signal.js';
 import type { Scheduler } from './scheduler.js';
 import type { LevelSpec, RateStore } from './store.js';
@@ -30,7 +30,13 @@ export class Adaptation {
       const change = c.tick(now, this.#store);
       if (!c.active) this.#active.delete(c);
       if (change && this.#scheduler?.hasListeners) {
-        this.#scheduler.emit({ type: 'adapted', level: change.level, fromPerSecond: change.from, toPerSecond: change.to, reason: change.reason });
+        this.#scheduler.emit({
+          type: 'adapted',
+          level: change.level,
+          fromPerSecond: change.from,
+          toPerSecond: change.to,
+          reason: change.reason,
+        });
       }
     }
   };
@@ -45,7 +51,10 @@ export class Adaptation {
   /** The rate in force on a level. */
   rateOf(level: LevelSpec): number {
     this.beforePass(this.#clock.now());
-    return this.#controllers.get(level.id)?.ratePerSecond ?? this.#store.snapshot(level, this.#clock.now()).ratePerSecond;
+    return (
+      this.#controllers.get(level.id)?.ratePerSecond ??
+      this.#store.snapshot(level, this.#clock.now()).ratePerSecond
+    );
   }
 
   observe(level: LevelSpec, signal: QuotaSignal): void {
@@ -59,10 +68,17 @@ export class Adaptation {
     if (c.active) this.#active.add(c);
     const s = this.#scheduler;
     if (s === undefined) return;
-    if (result.pausedUntil !== undefined && s.hasListeners) s.emit({ type: 'paused', level: level.id, until: result.pausedUntil });
+    if (result.pausedUntil !== undefined && s.hasListeners)
+      s.emit({ type: 'paused', level: level.id, until: result.pausedUntil });
     if (result.change && s.hasListeners) {
       const { change } = result;
-      s.emit({ type: 'adapted', level: change.level, fromPerSecond: change.from, toPerSecond: change.to, reason: change.reason });
+      s.emit({
+        type: 'adapted',
+        level: change.level,
+        fromPerSecond: change.from,
+        toPerSecond: change.to,
+        reason: change.reason,
+      });
     }
     // A slower limiter may now miss deadlines it promised; a faster one may admit someone now.
     if (result.slower) s.revalidateDeadlines();

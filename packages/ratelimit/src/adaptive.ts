@@ -1,5 +1,5 @@
-import type { AdaptReason } from './events.js';
 import { InvalidOptionError } from './errors.js';
+import type { AdaptReason } from './events.js';
 import type { QuotaSignal } from './quota-signal.js';
 import type { LevelSpec, RateStore } from './store.js';
 import { inRange, positive } from './validate.js';
@@ -36,14 +36,22 @@ export interface ResolvedAdaptive {
 export function resolveAdaptive(options: AdaptiveOptions | undefined, prefix: string): ResolvedAdaptive {
   const o = options ?? {};
   const mode = o.mode ?? 'cubic';
-  if (mode !== 'cubic' && mode !== 'aimd') throw new InvalidOptionError(`${prefix}.mode`, 'must be "cubic" or "aimd"');
+  if (mode !== 'cubic' && mode !== 'aimd')
+    throw new InvalidOptionError(`${prefix}.mode`, 'must be "cubic" or "aimd"');
   return {
     mode,
     beta: o.beta === undefined ? 0.7 : inRange(`${prefix}.beta`, o.beta, 0, 1, true),
     scale: o.scale === undefined ? 0.4 : positive(`${prefix}.scale`, o.scale),
-    increasePerSecond: o.increasePerSecond === undefined ? undefined : positive(`${prefix}.increasePerSecond`, o.increasePerSecond),
-    minRatePerSecond: o.minRatePerSecond === undefined ? undefined : positive(`${prefix}.minRatePerSecond`, o.minRatePerSecond),
-    recomputeEveryMs: o.recomputeEveryMs === undefined ? 250 : positive(`${prefix}.recomputeEveryMs`, o.recomputeEveryMs),
+    increasePerSecond:
+      o.increasePerSecond === undefined
+        ? undefined
+        : positive(`${prefix}.increasePerSecond`, o.increasePerSecond),
+    minRatePerSecond:
+      o.minRatePerSecond === undefined
+        ? undefined
+        : positive(`${prefix}.minRatePerSecond`, o.minRatePerSecond),
+    recomputeEveryMs:
+      o.recomputeEveryMs === undefined ? 250 : positive(`${prefix}.recomputeEveryMs`, o.recomputeEveryMs),
   };
 }
 
@@ -111,8 +119,12 @@ export class RateController {
     const { retryAfterMs, remaining, resetSeconds } = signal;
     const hasRetryAfter = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > 0;
     const hasQuota =
-      remaining !== undefined && Number.isFinite(remaining) && remaining >= 0 &&
-      resetSeconds !== undefined && Number.isFinite(resetSeconds) && resetSeconds >= 0;
+      remaining !== undefined &&
+      Number.isFinite(remaining) &&
+      remaining >= 0 &&
+      resetSeconds !== undefined &&
+      Number.isFinite(resetSeconds) &&
+      resetSeconds >= 0;
     if (hasRetryAfter) pausedUntil = now + retryAfterMs;
     if (hasQuota) {
       const windowEnd = now + resetSeconds * 1000;

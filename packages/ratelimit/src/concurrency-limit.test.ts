@@ -11,8 +11,14 @@ describe('ConcurrencyLimit', () => {
     const b = await cap.acquire();
     assert.equal(cap.tryAcquire(), undefined);
     const order: string[] = [];
-    const c = cap.acquire().then((p) => (order.push('c'), p));
-    const d = cap.acquire().then((p) => (order.push('d'), p));
+    const c = cap.acquire().then((p) => {
+      order.push('c');
+      return p;
+    });
+    const d = cap.acquire().then((p) => {
+      order.push('d');
+      return p;
+    });
     a.release();
     await c;
     assert.equal(cap.active, 2);
@@ -82,7 +88,10 @@ describe('ConcurrencyLimit', () => {
 
   it('validates the limit', () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
-      assert.throws(() => new ConcurrencyLimit(bad), (e) => isInvalidOptionError(e) && e.option === 'limit');
+      assert.throws(
+        () => new ConcurrencyLimit(bad),
+        (e) => isInvalidOptionError(e) && e.option === 'limit',
+      );
     }
   });
 });

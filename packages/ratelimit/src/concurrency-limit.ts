@@ -3,8 +3,8 @@ import type { Lane, LimiterListener } from './events.js';
 import type { Lease } from './lease.js';
 import { Scheduler } from './scheduler.js';
 import { MemoryStore } from './store.js';
-import { inRange, optionalTime, positiveInt } from './validate.js';
 import { posPerBatch } from './token-bucket.js';
+import { inRange, optionalTime, positiveInt } from './validate.js';
 
 export interface ConcurrencyLimitOptions {
   /** @default systemClock (used for deadlines only) */
@@ -41,7 +41,8 @@ export class ConcurrencyLimit {
 
   constructor(limit: number, options: ConcurrencyLimitOptions = {}) {
     this.#limit = positiveInt('limit', limit);
-    const share = options.batchShare === undefined ? 0.1 : inRange('batchShare', options.batchShare, 0, 1, true);
+    const share =
+      options.batchShare === undefined ? 0.1 : inRange('batchShare', options.batchShare, 0, 1, true);
     this.#scheduler = new Scheduler({
       clock: options.clock ?? systemClock,
       store: new MemoryStore(),
@@ -69,13 +70,10 @@ export class ConcurrencyLimit {
   }
 
   /** Runs `fn` holding a permit, released in `finally`. */
-  async run<T>(fn: () => T | PromiseLike<T>, options?: PermitOptions): Promise<T> {
-    const permit = await this.acquire(options);
-    try {
-      return await fn();
-    } finally {
-      permit.release();
-    }
+  run<T>(fn: () => T | PromiseLike<T>, options?: PermitOptions): Promise<T> {
+    const now = options === undefined ? this.tryAcquire() : undefined;
+    if (now !== undefined) return releaseAfter(fn, now);
+    return this.acquire(options).then((permit) => releaseAfter(fn, permit));
   }
 
   get limit(): number {
@@ -95,4 +93,24 @@ export class ConcurrencyLimit {
   close(): void {
     this.#scheduler.close();
   }
+}
+
+function releaseAfter<T>(fn: () => T | PromiseLike<T>, permit: Permit): Promise<T> {
+  let p: Promise<T>;
+  try {
+    p = Promise.resolve(fn());
+  } catch (e) {
+    permit.release();
+    return Promise.reject(e);
+  }
+  return p.then(
+    (v) => {
+      permit.release();
+      return v;
+    },
+    (e: unknown) => {
+      permit.release();
+      throw e;
+    },
+  );
 }

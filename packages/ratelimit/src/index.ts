@@ -1,6 +1,11 @@
-export { type AdaptiveOptions } from './adaptive.js';
+export type { AdaptiveOptions } from './adaptive.js';
 export { type Clock, systemClock, type TimerHandle } from './clock.js';
-export { ConcurrencyLimit, type ConcurrencyLimitOptions, type Permit, type PermitOptions } from './concurrency-limit.js';
+export {
+  ConcurrencyLimit,
+  type ConcurrencyLimitOptions,
+  type Permit,
+  type PermitOptions,
+} from './concurrency-limit.js';
 export {
   AcquireAbortedError,
   DeadlineExceededError,

@@ -48,7 +48,9 @@ describe('createLimiter', () => {
   it('the account bounds the sum of keys', async () => {
     const { clock, limiter } = setup({ perKey: { default: { ratePerSecond: 100, burst: 100 } } });
     const times: number[] = [];
-    const all = Array.from({ length: 30 }, (_, i) => limiter.acquire({ key: `k${i % 5}` }).then(() => times.push(clock.now())));
+    const all = Array.from({ length: 30 }, (_, i) =>
+      limiter.acquire({ key: `k${i % 5}` }).then(() => times.push(clock.now())),
+    );
     await clock.runAll();
     await Promise.all(all);
     assert.equal(times.filter((t) => t === 0).length, 10);
@@ -134,7 +136,10 @@ describe('createLimiter', () => {
       [{ account: { ratePerSecond: 0, burst: 1 } }, 'account.ratePerSecond'],
       [{ account: { ratePerSecond: 1, burst: 1, concurrency: 0 } }, 'account.concurrency'],
       [{ perKey: { default: { ratePerSecond: 1, burst: -2 } } }, 'perKey.default.burst'],
-      [{ perKey: { overrides: { p: { ratePerSecond: Number.NaN, burst: 1 } } } }, 'perKey.overrides.p.ratePerSecond'],
+      [
+        { perKey: { overrides: { p: { ratePerSecond: Number.NaN, burst: 1 } } } },
+        'perKey.overrides.p.ratePerSecond',
+      ],
       [{ lanes: { batchShare: 0 } }, 'lanes.batchShare'],
     ];
     for (const [o, option] of bad) {

@@ -3,7 +3,7 @@ import { type AdaptiveOptions, resolveAdaptive } from './adaptive.js';
 import { type Clock, systemClock } from './clock.js';
 import { InvalidOptionError } from './errors.js';
 import type { Lane, LimiterListener } from './events.js';
-import type { Lease } from './lease.js';
+import { type Lease, NOOP_LEASE } from './lease.js';
 import type { QuotaSignal } from './quota-signal.js';
 import { type KeyLimits, Scheduler } from './scheduler.js';
 import { type LevelSpec, MemoryStore, type RateStore } from './store.js';
@@ -101,18 +101,29 @@ export interface Limiter {
  * await limiter.run('610014/ADV', () => send(claim), { lane: 'pos', deadline: Date.now() + 800 });
  */
 export function createLimiter(options: LimiterOptions): Limiter {
-  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', 'must be an object');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidOptionError('options', 'must be an object');
   const name = options.name ?? 'rx';
   const account = resolveLimit('account', options.account);
-  const perKeyDefault = options.perKey?.default === undefined ? undefined : resolveLimit('perKey.default', options.perKey.default);
+  const perKeyDefault =
+    options.perKey?.default === undefined
+      ? undefined
+      : resolveLimit('perKey.default', options.perKey.default);
   const overrides = new Map<string, ResolvedLimit>();
   for (const [key, limit] of Object.entries(options.perKey?.overrides ?? {})) {
     overrides.set(key, resolveLimit(`perKey.overrides.${key}`, limit));
   }
-  const share = options.lanes?.batchShare === undefined ? 0.1 : inRange('lanes.batchShare', options.lanes.batchShare, 0, 1, true);
+  const share =
+    options.lanes?.batchShare === undefined
+      ? 0.1
+      : inRange('lanes.batchShare', options.lanes.batchShare, 0, 1, true);
   const clock = options.clock ?? systemClock;
   const store = options.store ?? new MemoryStore();
-  const accountLevel: LevelSpec = { id: `${name}:acct`, ratePerSecond: account.ratePerSecond, burst: account.burst };
+  const accountLevel: LevelSpec = {
+    id: `${name}:acct`,
+    ratePerSecond: account.ratePerSecond,
+    burst: account.burst,
+  };
   const adaptation = new Adaptation(resolveAdaptive(options.adaptive, 'adaptive'), store, clock);
   const noKeyLimit: KeyLimits = { levels: [], concurrency: Number.POSITIVE_INFINITY };
 
@@ -161,13 +172,14 @@ export function createLimiter(options: LimiterOptions): Limiter {
     tryAcquire(o) {
       return scheduler.tryAcquire(keyOf(o.key), o.lane ?? 'pos', o.cost ?? 1);
     },
-    async run(key, fn, o) {
-      const lease = await limiter.acquire({ ...o, key });
-      try {
-        return await fn();
-      } finally {
-        lease.release();
+    run(key, fn, o) {
+      // Admitted now with no slot to hold: call fn at once and hand back its own promise.
+      if (o?.deadline === undefined && o?.signal === undefined) {
+        const lease = scheduler.tryAcquire(keyOf(key), o?.lane ?? 'pos', o?.cost ?? 1);
+        if (lease === NOOP_LEASE) return callSafely(fn);
+        if (lease !== undefined) return settleThenRelease(callSafely(fn), lease);
       }
+      return limiter.acquire({ ...o, key }).then((lease) => settleThenRelease(callSafely(fn), lease));
     },
     predictWait(o) {
       return scheduler.predictWait(keyOf(o.key), o.lane ?? 'pos', o.cost ?? 1, clock.now());
@@ -179,8 +191,13 @@ export function createLimiter(options: LimiterOptions): Limiter {
     snapshot(key) {
       const level = key === undefined ? accountLevel : levelOf(key);
       const now = clock.now();
-      const s = level ? store.snapshot(level, now) : { tokens: Number.POSITIVE_INFINITY, ratePerSecond: Number.POSITIVE_INFINITY, pausedUntil: 0 };
-      const q = key === undefined ? { waiting: scheduler.waiting, inFlight: scheduler.inFlight } : scheduler.keyState(key);
+      const s = level
+        ? store.snapshot(level, now)
+        : { tokens: Number.POSITIVE_INFINITY, ratePerSecond: Number.POSITIVE_INFINITY, pausedUntil: 0 };
+      const q =
+        key === undefined
+          ? { waiting: scheduler.waiting, inFlight: scheduler.inFlight }
+          : scheduler.keyState(key);
       return { ...s, ...q };
     },
     on: (listener) => scheduler.on(listener),
@@ -204,6 +221,30 @@ function resolveLimit(option: string, limit: LimitOptions | undefined): Resolved
   return {
     ratePerSecond: positive(`${option}.ratePerSecond`, limit.ratePerSecond),
     burst: positive(`${option}.burst`, limit.burst),
-    concurrency: limit.concurrency === undefined ? Number.POSITIVE_INFINITY : positiveInt(`${option}.concurrency`, limit.concurrency),
+    concurrency:
+      limit.concurrency === undefined
+        ? Number.POSITIVE_INFINITY
+        : positiveInt(`${option}.concurrency`, limit.concurrency),
   };
+}
+
+function callSafely<T>(fn: () => T | PromiseLike<T>): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+function settleThenRelease<T>(p: Promise<T>, lease: Lease): Promise<T> {
+  return p.then(
+    (v) => {
+      lease.release();
+      return v;
+    },
+    (e: unknown) => {
+      lease.release();
+      throw e;
+    },
+  );
 }

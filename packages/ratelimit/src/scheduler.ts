@@ -1,5 +1,10 @@
 import type { Clock, TimerHandle } from './clock.js';
-import { AcquireAbortedError, DeadlineExceededError, InvalidOptionError, LimiterClosedError } from './errors.js';
+import {
+  AcquireAbortedError,
+  DeadlineExceededError,
+  InvalidOptionError,
+  LimiterClosedError,
+} from './errors.js';
 import type { Lane, LimiterEvent, LimiterListener, RejectReason } from './events.js';
 import { type Lease, NOOP_LEASE, RESOLVED_NOOP_LEASE, SlotLease } from './lease.js';
 import type { LevelSpec, RateStore } from './store.js';
@@ -31,6 +36,8 @@ export interface SchedulerConfig {
 
 export interface AcquireRequest {
   readonly key: string;
+  /** The key's handle, when the caller holds one (skips the lookup). */
+  readonly handle?: KeyHandle;
   readonly lane: Lane;
   readonly cost: number;
   readonly deadline: number | undefined;
@@ -51,11 +58,20 @@ interface Waiter extends Linked<Waiter> {
   deadlineTimer: TimerHandle | undefined;
 }
 
+/** An opaque handle of one key's state. */
+export interface KeyHandle {
+  readonly key: string;
+}
+
 interface KeyEntry {
   readonly key: string;
   readonly keyLevels: readonly LevelSpec[];
   readonly allLevels: readonly LevelSpec[];
   readonly concurrency: number;
+  /** The largest cost any level can ever grant (the least burst). */
+  readonly maxCost: number;
+  /** Held by a caller as a handle: never swept. */
+  pinned: boolean;
   inFlight: number;
   readonly pos: WaitList<Waiter>;
   readonly batch: WaitList<Waiter>;
@@ -127,8 +143,19 @@ export class Scheduler {
 
   /** Admits now or returns undefined; never queues. Waiters of the same or a higher lane go first. */
   tryAcquire(key: string, lane: Lane, cost: number): Lease | undefined {
+    return this.tryAcquireEntry(this.#entry(key), lane, cost);
+  }
+
+  /** The scheduler's handle of a key, for callers that use one key on every call. */
+  handle(key: string): KeyHandle {
+    const e = this.#entry(key);
+    e.pinned = true;
+    return e;
+  }
+
+  tryAcquireEntry(handle: KeyHandle, lane: Lane, cost: number): Lease | undefined {
     if (this.#closed) return undefined;
-    const entry = this.#entry(key);
+    const entry = handle as KeyEntry;
     checkCost(entry, cost);
     if (!this.#mayBypass(lane)) return undefined;
     return this.#takeNow(entry, lane, cost);
@@ -136,7 +163,7 @@ export class Scheduler {
 
   acquire(req: AcquireRequest): Promise<Lease> {
     if (this.#closed) return Promise.reject(new LimiterClosedError());
-    const entry = this.#entry(req.key);
+    const entry = (req.handle as KeyEntry | undefined) ?? this.#entry(req.key);
     try {
       checkCost(entry, req.cost);
     } catch (e) {
@@ -185,7 +212,11 @@ export class Scheduler {
           this.pass();
           if (w.listed) {
             const at = this.#c.clock.now();
-            this.#fail(w, 'deadline', new DeadlineExceededError(this.predictWait(w.entry.key, w.lane, w.cost, at), deadline, true));
+            this.#fail(
+              w,
+              'deadline',
+              new DeadlineExceededError(this.predictWait(w.entry.key, w.lane, w.cost, at), deadline, true),
+            );
           }
         });
       }
@@ -202,7 +233,9 @@ export class Scheduler {
     const { store, account, posPerBatch } = this.#c;
     // pos waits behind pos, plus the batch share interleaved; batch waits behind both.
     const interleave = (posAhead: number, batchAhead: number): number =>
-      lane === 'pos' ? posAhead + Math.min(batchAhead, Math.ceil((posAhead + cost) / posPerBatch)) : posAhead + batchAhead;
+      lane === 'pos'
+        ? posAhead + Math.min(batchAhead, Math.ceil((posAhead + cost) / posPerBatch))
+        : posAhead + batchAhead;
     const keyAhead = interleave(entry.posCost, entry.batchCost);
     let wait = store.peek(entry.keyLevels, cost + keyAhead, now);
     if (account !== undefined) {
@@ -224,7 +257,8 @@ export class Scheduler {
             const next = w.next;
             if (w.deadline !== Number.POSITIVE_INFINITY) {
               const own = this.#c.store.peek(entry.keyLevels, ahead + w.cost, now);
-              if (now + own > w.deadline) this.#fail(w, 'deadline', new DeadlineExceededError(own, w.deadline));
+              if (now + own > w.deadline)
+                this.#fail(w, 'deadline', new DeadlineExceededError(own, w.deadline));
               else ahead += w.cost;
             } else ahead += w.cost;
             w = next;
@@ -272,7 +306,8 @@ export class Scheduler {
         }
         this.#admit(best, now);
       }
-      if (this.#waiting > 0 && this.#c.nextChangeAt) wakeAt = Math.min(wakeAt, Math.max(now, this.#c.nextChangeAt()));
+      if (this.#waiting > 0 && this.#c.nextChangeAt)
+        wakeAt = Math.min(wakeAt, Math.max(now, this.#c.nextChangeAt()));
       this.#arm(this.#waiting > 0 ? wakeAt : Number.POSITIVE_INFINITY, now);
     } finally {
       this.#passing = false;
@@ -302,7 +337,8 @@ export class Scheduler {
 
   #takeNow(entry: KeyEntry, lane: Lane, cost: number): Lease | undefined {
     if (this.#inFlight >= this.#c.accountConcurrency || entry.inFlight >= entry.concurrency) return undefined;
-    const now = this.#c.clock.now();
+    // A pure concurrency cap has no rate level: no need to read the clock.
+    const now = entry.allLevels.length === 0 ? 0 : this.#c.clock.now();
     this.#c.beforePass?.(now);
     if (this.#c.store.take(entry.allLevels, cost, now) > 0) return undefined;
     if (lane === 'pos' && this.#batchCost > 0) this.#posStreak++;
@@ -312,7 +348,10 @@ export class Scheduler {
   }
 
   #lease(entry: KeyEntry): Lease {
-    if (this.#c.accountConcurrency === Number.POSITIVE_INFINITY && entry.concurrency === Number.POSITIVE_INFINITY) {
+    if (
+      this.#c.accountConcurrency === Number.POSITIVE_INFINITY &&
+      entry.concurrency === Number.POSITIVE_INFINITY
+    ) {
       return NOOP_LEASE;
     }
     this.#inFlight++;
@@ -326,14 +365,18 @@ export class Scheduler {
 
   #entry(key: string): KeyEntry {
     let e = this.#entries.get(key);
+    // A swept entry is recreated on its next use; a held handle keeps working meanwhile.
     if (e === undefined) {
       const limits = this.#c.limitsFor(key);
       const account = this.#c.account;
+      const allLevels = account === undefined ? limits.levels : [account, ...limits.levels];
       e = {
         key,
         keyLevels: limits.levels,
-        allLevels: account === undefined ? limits.levels : [account, ...limits.levels],
+        allLevels,
         concurrency: limits.concurrency,
+        maxCost: Math.min(Number.POSITIVE_INFINITY, ...allLevels.map((l) => l.burst)),
+        pinned: false,
         inFlight: 0,
         pos: new WaitList<Waiter>(),
         batch: new WaitList<Waiter>(),
@@ -388,7 +431,13 @@ export class Scheduler {
       this.#posStreak = 0;
     }
     if (this.#listeners.size > 0) {
-      this.emit({ type: 'acquired', key: w.entry.key, lane: w.lane, cost: w.cost, waitedMs: now - w.enqueuedAt });
+      this.emit({
+        type: 'acquired',
+        key: w.entry.key,
+        lane: w.lane,
+        cost: w.cost,
+        waitedMs: now - w.enqueuedAt,
+      });
     }
     w.resolve(this.#lease(w.entry));
   }
@@ -396,7 +445,12 @@ export class Scheduler {
   #fail(w: Waiter, reason: RejectReason, error: unknown): void {
     if (!w.listed) return;
     this.#dequeue(w);
-    this.#emitRejected(w.entry.key, w.lane, reason, error instanceof DeadlineExceededError ? error.predictedWaitMs : undefined);
+    this.#emitRejected(
+      w.entry.key,
+      w.lane,
+      reason,
+      error instanceof DeadlineExceededError ? error.predictedWaitMs : undefined,
+    );
     w.reject(error);
     // The head may have changed; a waiter behind this one may go now.
     if (reason !== 'closed') this.pass();
@@ -426,7 +480,7 @@ export class Scheduler {
 
   #sweep(now: number): void {
     for (const [key, e] of this.#entries) {
-      if (e.inFlight === 0 && e.pos.size === 0 && e.batch.size === 0) this.#entries.delete(key);
+      if (!e.pinned && e.inFlight === 0 && e.pos.size === 0 && e.batch.size === 0) this.#entries.delete(key);
     }
     this.#c.store.evictIdle(now);
   }
@@ -442,12 +496,13 @@ export class Scheduler {
 }
 
 function checkCost(entry: KeyEntry, cost: number): void {
+  // One comparison on the hot path; NaN and non-numbers fail it too.
+  if (cost > 0 && cost <= entry.maxCost) return;
   if (typeof cost !== 'number' || !Number.isFinite(cost) || cost <= 0) {
     throw new InvalidOptionError('cost', `must be a finite number > 0, got ${String(cost)}`);
   }
-  for (const level of entry.allLevels) {
-    if (cost > level.burst) {
-      throw new InvalidOptionError('cost', `${cost} exceeds the burst ${level.burst} of level "${level.id}": it could never be admitted`);
-    }
-  }
+  throw new InvalidOptionError(
+    'cost',
+    `${cost} exceeds the burst ${entry.maxCost}: it could never be admitted`,
+  );
 }

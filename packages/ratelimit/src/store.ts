@@ -61,11 +61,17 @@ interface LevelState {
   ratePerSecond: number;
   pausedUntil: number;
   adapted: boolean;
+  evicted: boolean;
 }
+
+type Slotted = Record<symbol, LevelState | undefined>;
 
 /** The embedded default store: state in a `Map`, every operation synchronous. */
 export class MemoryStore implements RateStore {
   readonly #levels = new Map<string, LevelState>();
+  // Each level's state is also cached on its spec object under a symbol private to this store,
+  // so the hot path reads a property instead of hashing the level id.
+  readonly #slot: symbol = Symbol('rxgate.memory-store.level');
 
   /** How many levels hold state (idle ones are dropped by {@link evictIdle}). */
   get size(): number {
@@ -86,7 +92,7 @@ export class MemoryStore implements RateStore {
     for (const spec of levels) wait = Math.max(wait, waitOf(this.#state(spec, now), spec.burst, cost, now));
     if (wait > 0) return wait;
     for (const spec of levels) {
-      const s = this.#levels.get(spec.id)!;
+      const s = this.#state(spec, now);
       s.tat = Math.max(s.tat, now) + cost * s.intervalMs;
     }
     return 0;
@@ -135,6 +141,7 @@ export class MemoryStore implements RateStore {
     for (const [id, s] of this.#levels) {
       if (s.tat <= now && s.pausedUntil <= now && !s.adapted) {
         this.#levels.delete(id);
+        s.evicted = true;
         evicted++;
       }
     }
@@ -142,11 +149,21 @@ export class MemoryStore implements RateStore {
   }
 
   #state(spec: LevelSpec, now: number): LevelState {
+    const cached = (spec as unknown as Slotted)[this.#slot];
+    if (cached !== undefined && !cached.evicted) return cached;
     let s = this.#levels.get(spec.id);
     if (s === undefined) {
-      s = { tat: now, intervalMs: 1000 / spec.ratePerSecond, ratePerSecond: spec.ratePerSecond, pausedUntil: 0, adapted: false };
+      s = {
+        tat: now,
+        intervalMs: 1000 / spec.ratePerSecond,
+        ratePerSecond: spec.ratePerSecond,
+        pausedUntil: 0,
+        adapted: false,
+        evicted: false,
+      };
       this.#levels.set(spec.id, s);
     }
+    if (Object.isExtensible(spec)) (spec as unknown as Slotted)[this.#slot] = s;
     return s;
   }
 }
@@ -156,7 +173,7 @@ function waitOf(s: LevelState, burst: number, cost: number, now: number): number
   let wait = Math.max(s.tat, now) + cost * s.intervalMs - burst * s.intervalMs - now;
   if (wait < EPSILON_MS) wait = 0;
   const paused = s.pausedUntil - now;
-  return paused > wait ? paused : wait;
+  return Math.max(paused, wait);
 }
 
 function freshWait(spec: LevelSpec, cost: number): number {

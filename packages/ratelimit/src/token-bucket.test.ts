@@ -1,14 +1,29 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { VirtualClock } from '@rxgate/testkit';
-import { isAcquireAbortedError, isDeadlineExceededError, isInvalidOptionError, isLimiterClosedError } from './errors.js';
+import {
+  isAcquireAbortedError,
+  isDeadlineExceededError,
+  isInvalidOptionError,
+  isLimiterClosedError,
+} from './errors.js';
 import type { LimiterEvent } from './events.js';
 import { TokenBucket } from './token-bucket.js';
 
-function setup(capacity = 50, refillPerSecond = 10, extra: Partial<ConstructorParameters<typeof TokenBucket>[0]> = {}) {
+function setup(
+  capacity = 50,
+  refillPerSecond = 10,
+  extra: Partial<ConstructorParameters<typeof TokenBucket>[0]> = {},
+) {
   const clock = new VirtualClock();
   const events: LimiterEvent[] = [];
-  const bucket = new TokenBucket({ capacity, refillPerSecond, clock, onEvent: (e) => events.push(e), ...extra });
+  const bucket = new TokenBucket({
+    capacity,
+    refillPerSecond,
+    clock,
+    onEvent: (e) => events.push(e),
+    ...extra,
+  });
   return { clock, bucket, events };
 }
 
@@ -16,7 +31,9 @@ describe('TokenBucket', () => {
   it('admits a burst of capacity at once and the 150th of 150 at exactly 10.0 s', async () => {
     const { clock, bucket } = setup(50, 10);
     const admitted: Array<{ i: number; at: number }> = [];
-    const all = Array.from({ length: 150 }, (_, i) => bucket.acquire().then(() => admitted.push({ i, at: clock.now() })));
+    const all = Array.from({ length: 150 }, (_, i) =>
+      bucket.acquire().then(() => admitted.push({ i, at: clock.now() })),
+    );
     await clock.advance(0);
     assert.equal(admitted.length, 50);
     assert.ok(admitted.every((a) => a.at === 0));
@@ -102,7 +119,9 @@ describe('TokenBucket', () => {
     await clock.runAll();
     await Promise.all([...queued, ok]);
     assert.equal(clock.now(), 400);
-    assert.ok(events.some((e) => e.type === 'rejected' && e.reason === 'deadline' && e.predictedWaitMs === 400));
+    assert.ok(
+      events.some((e) => e.type === 'rejected' && e.reason === 'deadline' && e.predictedWaitMs === 400),
+    );
   });
 
   it('rejects a queued waiter at its deadline when the bucket slowed after it queued', async () => {
@@ -119,8 +138,10 @@ describe('TokenBucket', () => {
     assert.ok(bucket.tryAcquire());
     const order: string[] = [];
     const all: Promise<void>[] = [];
-    for (let i = 0; i < 4; i++) all.push(bucket.acquire({ lane: 'batch' }).then(() => void order.push(`b${i}`)));
-    for (let i = 0; i < 8; i++) all.push(bucket.acquire({ lane: 'pos' }).then(() => void order.push(`p${i}`)));
+    for (let i = 0; i < 4; i++)
+      all.push(bucket.acquire({ lane: 'batch' }).then(() => void order.push(`b${i}`)));
+    for (let i = 0; i < 8; i++)
+      all.push(bucket.acquire({ lane: 'pos' }).then(() => void order.push(`p${i}`)));
     await clock.runAll();
     await Promise.all(all);
     // share 0.25: three pos, then one batch, while both wait.
@@ -156,14 +177,23 @@ describe('TokenBucket', () => {
       );
     }
     const bucket = new TokenBucket({ capacity: 5, refillPerSecond: 1, clock });
-    assert.throws(() => bucket.tryAcquire(6), (e) => isInvalidOptionError(e) && e.option === 'cost');
-    assert.throws(() => bucket.tryAcquire(Number.NaN), (e) => isInvalidOptionError(e) && e.option === 'cost');
+    assert.throws(
+      () => bucket.tryAcquire(6),
+      (e) => isInvalidOptionError(e) && e.option === 'cost',
+    );
+    assert.throws(
+      () => bucket.tryAcquire(Number.NaN),
+      (e) => isInvalidOptionError(e) && e.option === 'cost',
+    );
   });
 
   it('rejects an impossible cost and a NaN deadline without queueing', async () => {
     const { clock, bucket } = setup(5, 1);
     await assert.rejects(bucket.acquire({ cost: 6 }), (e) => isInvalidOptionError(e) && e.option === 'cost');
-    assert.throws(() => bucket.acquire({ deadline: Number.NaN }), (e) => isInvalidOptionError(e) && e.option === 'deadline');
+    assert.throws(
+      () => bucket.acquire({ deadline: Number.NaN }),
+      (e) => isInvalidOptionError(e) && e.option === 'deadline',
+    );
     assert.equal(bucket.waiting, 0);
     assert.equal(clock.pending, 0);
   });
@@ -206,7 +236,9 @@ describe('TokenBucket adaptation', () => {
     await clock.advance(1);
     assert.equal(bucket.ratePerSecond, 10, 'the vendor window reset: back to the configured rate');
     assert.ok(events.some((e) => e.type === 'adapted' && e.reason === 'quota' && e.toPerSecond === 2));
-    assert.ok(events.some((e) => e.type === 'adapted' && e.reason === 'quota-window-ended' && e.toPerSecond === 10));
+    assert.ok(
+      events.some((e) => e.type === 'adapted' && e.reason === 'quota-window-ended' && e.toPerSecond === 10),
+    );
   });
 
   it('a remaining quota of 0 pauses until the reset', async () => {

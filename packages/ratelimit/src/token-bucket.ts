@@ -3,8 +3,9 @@ import { type AdaptiveOptions, resolveAdaptive } from './adaptive.js';
 import { type Clock, systemClock } from './clock.js';
 import { InvalidOptionError } from './errors.js';
 import type { Lane, LimiterListener } from './events.js';
+import { NOOP_LEASE } from './lease.js';
 import type { QuotaSignal } from './quota-signal.js';
-import { Scheduler } from './scheduler.js';
+import { type KeyHandle, Scheduler } from './scheduler.js';
 import { type LevelSpec, MemoryStore, type RateStore } from './store.js';
 import { inRange, optionalTime, positive } from './validate.js';
 
@@ -54,16 +55,23 @@ export class TokenBucket {
   readonly #clock: Clock;
   readonly #store: RateStore;
   readonly #adaptation: Adaptation;
+  readonly #handle: KeyHandle;
 
   constructor(options: TokenBucketOptions) {
-    if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', 'must be an object');
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidOptionError('options', 'must be an object');
     const capacity = positive('capacity', options.capacity);
     const refill = positive('refillPerSecond', options.refillPerSecond);
-    const share = options.batchShare === undefined ? 0.1 : inRange('batchShare', options.batchShare, 0, 1, true);
+    const share =
+      options.batchShare === undefined ? 0.1 : inRange('batchShare', options.batchShare, 0, 1, true);
     this.#clock = options.clock ?? systemClock;
     this.#store = options.store ?? new MemoryStore();
     this.#level = { id: options.id ?? 'bucket', ratePerSecond: refill, burst: capacity };
-    this.#adaptation = new Adaptation(resolveAdaptive(options.adaptive, 'adaptive'), this.#store, this.#clock);
+    this.#adaptation = new Adaptation(
+      resolveAdaptive(options.adaptive, 'adaptive'),
+      this.#store,
+      this.#clock,
+    );
     const limits = { levels: [this.#level], concurrency: Number.POSITIVE_INFINITY };
     this.#scheduler = new Scheduler({
       clock: this.#clock,
@@ -76,12 +84,28 @@ export class TokenBucket {
       nextChangeAt: this.#adaptation.nextChangeAt,
     });
     this.#adaptation.attach(this.#scheduler);
+    this.#handle = this.#scheduler.handle(KEY);
     if (options.onEvent) this.#scheduler.on(options.onEvent);
   }
 
   /** Takes `cost` tokens if they exist now and nobody of the same or a higher lane waits; never waits. */
   tryAcquire(cost = 1, lane: Lane = 'pos'): boolean {
-    return this.#scheduler.tryAcquire(KEY, lane, cost) !== undefined;
+    return this.#scheduler.tryAcquireEntry(this.#handle, lane, cost) !== undefined;
+  }
+
+  /**
+   * Runs `fn` once its tokens are taken. When they exist now, `fn` is called at once and its
+   * own promise returned: no extra microtask on the hot path.
+   */
+  run<T>(fn: () => T | PromiseLike<T>, options?: AcquireOptions): Promise<T> {
+    if (options === undefined && this.#scheduler.tryAcquireEntry(this.#handle, 'pos', 1) === NOOP_LEASE) {
+      try {
+        return Promise.resolve(fn());
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    return this.acquire(options).then(fn);
   }
 
   /** Resolves once the tokens are taken; rejects with a typed error on deadline, abort or close. */
@@ -89,6 +113,7 @@ export class TokenBucket {
     const deadline = optionalTime('deadline', options?.deadline);
     return this.#scheduler.acquire({
       key: KEY,
+      handle: this.#handle,
       lane: options?.lane ?? 'pos',
       cost: options?.cost ?? 1,
       deadline,
