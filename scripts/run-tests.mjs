@@ -4,7 +4,10 @@
 import { spawn } from 'node:child_process';
 
 const args = ['turbo', 'run', 'test', '--log-order=grouped', '--output-logs=full', ...process.argv.slice(2)];
-const child = spawn('npx', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
+const child = spawn('npx', args, {
+  stdio: ['ignore', 'pipe', 'pipe'],
+  env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+});
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -27,6 +30,8 @@ child.stdout.on('data', (chunk) => {
 child.stderr.pipe(process.stderr);
 child.on('close', (code) => {
   count(buffer);
-  process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+  process.stdout.write(
+    `\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
+  );
   process.exit(code ?? 1);
 });

@@ -1,4 +1,10 @@
-import { CircuitBreaker, type CircuitBreakerOptions, type BreakerSnapshot, type Permit, type Rejection } from './circuit-breaker.js';
+import {
+  type BreakerSnapshot,
+  CircuitBreaker,
+  type CircuitBreakerOptions,
+  type Permit,
+  type Rejection,
+} from './circuit-breaker.js';
 import type { BreakerEvent, BreakerState } from './state.js';
 
 export type BreakerDefaults = Omit<CircuitBreakerOptions, 'initialState' | 'onEvent' | 'clock' | 'random'>;
@@ -23,7 +29,11 @@ export interface Breakers {
   /** The breaker of `key`, created on first use. */
   get(key: string): CircuitBreaker;
   tryAcquire(key: string): Permit | Rejection;
-  execute<T>(key: string, fn: (signal: AbortSignal | undefined) => T | PromiseLike<T>, options?: { readonly signal?: AbortSignal }): Promise<T>;
+  execute<T>(
+    key: string,
+    fn: (signal: AbortSignal | undefined) => T | PromiseLike<T>,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<T>;
   /** Every key's state now. */
   states(): Record<string, BreakerState>;
   /** Every key's snapshot, for persistence. */

@@ -66,14 +66,20 @@ describe('CircuitBreaker: open', () => {
     const r = breaker.tryAcquire();
     assert.equal(r.kind, 'rejected');
     assert.equal(r.kind === 'rejected' && r.retryAfterMs, 600);
-    await assert.rejects(breaker.execute(async () => 1), (e) => isBrokenCircuitError(e) && e.retryAfterMs === 600);
+    await assert.rejects(
+      breaker.execute(async () => 1),
+      (e) => isBrokenCircuitError(e) && e.retryAfterMs === 600,
+    );
     await clock.advance(599);
     assert.equal(breaker.tryAcquire().kind, 'rejected');
     await clock.advance(1);
     const probe = breaker.tryAcquire();
     assert.equal(probe.kind, 'permit');
     assert.equal(breaker.state, 'half-open');
-    assert.deepEqual(transitions(events), ['closed->open:failure-policy@0', 'open->half-open:open-elapsed@1000']);
+    assert.deepEqual(transitions(events), [
+      'closed->open:failure-policy@0',
+      'open->half-open:open-elapsed@1000',
+    ]);
   });
 
   it('a late failure from the closed state does not count again', async () => {
@@ -210,7 +216,11 @@ describe('CircuitBreaker: isolation, reset, persistence', () => {
     permit(restored).success();
     permit(restored).failure();
     assert.equal(restored.state, 'open', '2 of 4 failed across the restart');
-    const again = new CircuitBreaker({ clock, openDuration: 1000, initialState: JSON.parse(JSON.stringify(restored.toJSON())) });
+    const again = new CircuitBreaker({
+      clock,
+      openDuration: 1000,
+      initialState: JSON.parse(JSON.stringify(restored.toJSON())),
+    });
     assert.equal(again.state, 'open');
     await clock.advance(1000);
     assert.equal(again.state, 'half-open');
@@ -219,7 +229,9 @@ describe('CircuitBreaker: isolation, reset, persistence', () => {
 
 describe('CircuitBreaker: failure policies', () => {
   it('count window: failure rate over the last N calls, after minimumCalls', () => {
-    const { breaker } = setup({ policy: { kind: 'count-window', size: 4, minimumCalls: 4, failureRate: 0.5 } });
+    const { breaker } = setup({
+      policy: { kind: 'count-window', size: 4, minimumCalls: 4, failureRate: 0.5 },
+    });
     permit(breaker).failure();
     permit(breaker).failure();
     permit(breaker).success();
@@ -240,7 +252,9 @@ describe('CircuitBreaker: failure policies', () => {
   });
 
   it('time window: failure rate over the last windowMs with a minimum of calls', async () => {
-    const { breaker, clock } = setup({ policy: { kind: 'time-window', windowMs: 10_000, buckets: 10, minimumCalls: 4, failureRate: 0.5 } });
+    const { breaker, clock } = setup({
+      policy: { kind: 'time-window', windowMs: 10_000, buckets: 10, minimumCalls: 4, failureRate: 0.5 },
+    });
     permit(breaker).failure();
     permit(breaker).failure();
     await clock.advance(11_000);
@@ -253,7 +267,9 @@ describe('CircuitBreaker: failure policies', () => {
   });
 
   it('slow-call rate: calls over the threshold count, successes included', async () => {
-    const { breaker, clock } = setup({ policy: { kind: 'count-window', size: 4, slowCall: { thresholdMs: 500, rate: 0.5 } } });
+    const { breaker, clock } = setup({
+      policy: { kind: 'count-window', size: 4, slowCall: { thresholdMs: 500, rate: 0.5 } },
+    });
     const ps = [permit(breaker), permit(breaker), permit(breaker), permit(breaker)];
     ps[0]!.success();
     ps[1]!.success();
@@ -269,8 +285,14 @@ describe('CircuitBreaker: failure policies', () => {
       [{ policy: { kind: 'consecutive', threshold: 0 } }, 'policy.threshold'],
       [{ policy: { kind: 'count-window', size: 10 } }, 'policy.failureRate'],
       [{ policy: { kind: 'count-window', size: 10, failureRate: 1.5 } }, 'policy.failureRate'],
-      [{ policy: { kind: 'time-window', windowMs: 0, minimumCalls: 1, failureRate: 0.5 } }, 'policy.windowMs'],
-      [{ policy: { kind: 'count-window', size: 10, slowCall: { thresholdMs: -1, rate: 0.5 } } }, 'policy.slowCall.thresholdMs'],
+      [
+        { policy: { kind: 'time-window', windowMs: 0, minimumCalls: 1, failureRate: 0.5 } },
+        'policy.windowMs',
+      ],
+      [
+        { policy: { kind: 'count-window', size: 10, slowCall: { thresholdMs: -1, rate: 0.5 } } },
+        'policy.slowCall.thresholdMs',
+      ],
       [{ policy: { kind: 'nope' } as never }, 'policy.kind'],
       [{ maxProbes: 0 }, 'maxProbes'],
       [{ successesToClose: 1.5 }, 'successesToClose'],
@@ -279,7 +301,11 @@ describe('CircuitBreaker: failure policies', () => {
       [{ openDuration: { initialMs: 100, maxMs: 500, jitter: 2 } }, 'openDuration.jitter'],
     ];
     for (const [o, option] of bad) {
-      assert.throws(() => new CircuitBreaker(o as CircuitBreakerOptions), (e) => isInvalidBreakerOptionError(e) && e.option === option, option);
+      assert.throws(
+        () => new CircuitBreaker(o as CircuitBreakerOptions),
+        (e) => isInvalidBreakerOptionError(e) && e.option === option,
+        option,
+      );
     }
   });
 });
@@ -291,15 +317,24 @@ describe('CircuitBreaker: execute', () => {
     const abort = new DOMException('gone', 'AbortError');
     for (let i = 0; i < 3; i++) await assert.rejects(breaker.execute(() => Promise.reject(abort)));
     assert.equal(breaker.state, 'closed');
-    await assert.rejects(breaker.execute(() => {
-      throw new Error('sync throw');
-    }), /sync throw/);
-    await assert.rejects(breaker.execute(async () => Promise.reject(new Error('503'))), /503/);
+    await assert.rejects(
+      breaker.execute(() => {
+        throw new Error('sync throw');
+      }),
+      /sync throw/,
+    );
+    await assert.rejects(
+      breaker.execute(async () => Promise.reject(new Error('503'))),
+      /503/,
+    );
     assert.equal(breaker.state, 'open');
   });
 
   it('classifyError lets the caller decide', async () => {
-    const { breaker } = setup({ policy: { kind: 'consecutive', threshold: 1 }, classifyError: () => 'ignore' });
+    const { breaker } = setup({
+      policy: { kind: 'consecutive', threshold: 1 },
+      classifyError: () => 'ignore',
+    });
     await assert.rejects(breaker.execute(() => Promise.reject(new Error('429'))));
     assert.equal(breaker.state, 'closed');
   });
@@ -328,7 +363,10 @@ describe('CircuitBreaker: health probe', () => {
   it('a failing or hanging probe re-opens', async () => {
     let answer: 'fail' | 'hang' = 'fail';
     const { breaker, clock, events } = setup({
-      healthProbe: { timeoutMs: 300, run: () => (answer === 'fail' ? Promise.reject(new Error('E1 down')) : new Promise(() => {})) },
+      healthProbe: {
+        timeoutMs: 300,
+        run: () => (answer === 'fail' ? Promise.reject(new Error('E1 down')) : new Promise(() => {})),
+      },
     });
     fail(breaker, 3);
     await clock.advance(1000);

@@ -1,6 +1,12 @@
 import { type Clock, systemClock, type TimerHandle } from './clock.js';
 import { BrokenCircuitError, InvalidBreakerOptionError, PermitSettledError } from './errors.js';
-import { createPolicy, type FailurePolicy, type FailurePolicyOptions, type PolicyState, validatePolicy } from './policies.js';
+import {
+  createPolicy,
+  type FailurePolicy,
+  type FailurePolicyOptions,
+  type PolicyState,
+  validatePolicy,
+} from './policies.js';
 import type { BreakerEvent, BreakerListener, BreakerState, CallOutcome, TransitionReason } from './state.js';
 import { nonNegative, positive, positiveInt } from './validate.js';
 
@@ -100,7 +106,9 @@ export class Permit {
 }
 
 const defaultClassify = (error: unknown): CallOutcome =>
-  error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError') ? 'ignore' : 'failure';
+  error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')
+    ? 'ignore'
+    : 'failure';
 
 interface ResolvedOpen {
   readonly initialMs: number;
@@ -137,18 +145,23 @@ export class CircuitBreaker {
   #timer: TimerHandle | undefined;
 
   constructor(options: CircuitBreakerOptions = {}) {
-    if (typeof options !== 'object' || options === null) throw new InvalidBreakerOptionError('options', 'must be an object');
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidBreakerOptionError('options', 'must be an object');
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.#policy = createPolicy(validatePolicy(options.policy ?? { kind: 'consecutive', threshold: 5 }));
     this.#open = resolveOpen(options.openDuration ?? 10_000);
     this.#maxProbes = options.maxProbes === undefined ? 1 : positiveInt('maxProbes', options.maxProbes);
-    this.#successesToClose = options.successesToClose === undefined ? 1 : positiveInt('successesToClose', options.successesToClose);
+    this.#successesToClose =
+      options.successesToClose === undefined ? 1 : positiveInt('successesToClose', options.successesToClose);
     this.#health = options.healthProbe;
     if (this.#health !== undefined && typeof this.#health.run !== 'function') {
       throw new InvalidBreakerOptionError('healthProbe.run', 'must be a function');
     }
-    this.#healthTimeoutMs = this.#health?.timeoutMs === undefined ? 5000 : positive('healthProbe.timeoutMs', this.#health.timeoutMs);
+    this.#healthTimeoutMs =
+      this.#health?.timeoutMs === undefined
+        ? 5000
+        : positive('healthProbe.timeoutMs', this.#health.timeoutMs);
     this.#classify = options.classifyError ?? defaultClassify;
     if (options.onEvent) this.#listeners.push(options.onEvent);
     if (options.initialState) this.#restore(options.initialState);
@@ -205,11 +218,15 @@ export class CircuitBreaker {
    * Runs `fn` under the breaker. Rejects at once with `BrokenCircuitError` when refused. A
    * resolution is a success; a rejection is judged by `classifyError`.
    */
-  execute<T>(fn: (signal: AbortSignal | undefined) => T | PromiseLike<T>, options?: { readonly signal?: AbortSignal }): Promise<T> {
+  execute<T>(
+    fn: (signal: AbortSignal | undefined) => T | PromiseLike<T>,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<T> {
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const permit = this.tryAcquire();
-    if (permit.kind === 'rejected') return Promise.reject(new BrokenCircuitError(permit.state, permit.retryAfterMs));
+    if (permit.kind === 'rejected')
+      return Promise.reject(new BrokenCircuitError(permit.state, permit.retryAfterMs));
     let result: T | PromiseLike<T>;
     try {
       result = fn(signal);
@@ -398,7 +415,8 @@ function resolveOpen(o: OpenDurationOptions): ResolvedOpen {
     positive('openDuration', o);
     return { initialMs: o, maxMs: o, multiplier: 1, jitter: 0 };
   }
-  if (typeof o !== 'object' || o === null) throw new InvalidBreakerOptionError('openDuration', 'must be a number or an object');
+  if (typeof o !== 'object' || o === null)
+    throw new InvalidBreakerOptionError('openDuration', 'must be a number or an object');
   const initialMs = positive('openDuration.initialMs', o.initialMs);
   const maxMs = positive('openDuration.maxMs', o.maxMs);
   if (maxMs < initialMs) throw new InvalidBreakerOptionError('openDuration.maxMs', 'must be >= initialMs');

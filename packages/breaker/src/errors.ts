@@ -64,4 +64,5 @@ export const isBreakerError = (e: unknown): e is BreakerError => has(e);
 export const isBrokenCircuitError = (e: unknown): e is BrokenCircuitError => has(e, 'RXGATE_BREAKER_OPEN');
 export const isInvalidBreakerOptionError = (e: unknown): e is InvalidBreakerOptionError =>
   has(e, 'RXGATE_BREAKER_INVALID_OPTION');
-export const isPermitSettledError = (e: unknown): e is PermitSettledError => has(e, 'RXGATE_BREAKER_PERMIT_SETTLED');
+export const isPermitSettledError = (e: unknown): e is PermitSettledError =>
+  has(e, 'RXGATE_BREAKER_PERMIT_SETTLED');

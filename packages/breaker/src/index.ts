@@ -1,4 +1,4 @@
-export { type Breakers, type BreakerDefaults, type BreakersOptions, createBreakers } from './breakers.js';
+export { type BreakerDefaults, type Breakers, type BreakersOptions, createBreakers } from './breakers.js';
 export {
   type BreakerSnapshot,
   CircuitBreaker,

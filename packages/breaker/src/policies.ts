@@ -41,8 +41,18 @@ export interface SlowCallOptions {
 /** A policy's state, for `toJSON` and restore. */
 export type PolicyState =
   | { readonly kind: 'consecutive'; readonly failures: number }
-  | { readonly kind: 'count-window'; readonly ring: readonly number[]; readonly next: number; readonly filled: number }
-  | { readonly kind: 'time-window'; readonly buckets: ReadonlyArray<readonly [start: number, calls: number, failures: number, slow: number]> };
+  | {
+      readonly kind: 'count-window';
+      readonly ring: readonly number[];
+      readonly next: number;
+      readonly filled: number;
+    }
+  | {
+      readonly kind: 'time-window';
+      readonly buckets: ReadonlyArray<
+        readonly [start: number, calls: number, failures: number, slow: number]
+      >;
+    };
 
 /** A live failure policy of one breaker. */
 export interface FailurePolicy {
@@ -75,13 +85,19 @@ export function validatePolicy(o: FailurePolicyOptions, prefix = 'policy'): Fail
       checkRates(o, prefix);
       return o;
     default:
-      throw new InvalidBreakerOptionError(`${prefix}.kind`, 'must be "consecutive", "count-window" or "time-window"');
+      throw new InvalidBreakerOptionError(
+        `${prefix}.kind`,
+        'must be "consecutive", "count-window" or "time-window"',
+      );
   }
 }
 
 function checkRates(o: { failureRate?: number; slowCall?: SlowCallOptions }, prefix: string): void {
   if (o.failureRate === undefined && o.slowCall === undefined) {
-    throw new InvalidBreakerOptionError(`${prefix}.failureRate`, 'a rate window needs failureRate, slowCall, or both');
+    throw new InvalidBreakerOptionError(
+      `${prefix}.failureRate`,
+      'a rate window needs failureRate, slowCall, or both',
+    );
   }
   if (o.failureRate !== undefined) rate(`${prefix}.failureRate`, o.failureRate);
   if (o.slowCall !== undefined) {
@@ -158,7 +174,14 @@ class CountWindowPolicy implements FailurePolicy {
     this.#next = (this.#next + 1) % ring.length;
     if (bits & FAILED) this.#failures++;
     if (bits & SLOW) this.#slow++;
-    return tripped(this.#filled, this.#failures, this.#slow, this.minimumCalls, this.failureRate, this.slowCall);
+    return tripped(
+      this.#filled,
+      this.#failures,
+      this.#slow,
+      this.minimumCalls,
+      this.failureRate,
+      this.slowCall,
+    );
   }
   reset(): void {
     this.#ring.fill(0);

@@ -16,7 +16,13 @@ export type TransitionReason =
 export type CallOutcome = 'success' | 'failure' | 'ignore';
 
 export type BreakerEvent =
-  | { readonly type: 'state-change'; readonly from: BreakerState; readonly to: BreakerState; readonly reason: TransitionReason; readonly at: number }
+  | {
+      readonly type: 'state-change';
+      readonly from: BreakerState;
+      readonly to: BreakerState;
+      readonly reason: TransitionReason;
+      readonly at: number;
+    }
   | { readonly type: 'rejected'; readonly state: BreakerState; readonly retryAfterMs: number }
   | { readonly type: 'probe-started'; readonly health: boolean }
   | { readonly type: 'probe-finished'; readonly health: boolean; readonly outcome: CallOutcome };
