@@ -1,0 +1,406 @@
+import { type Catalogue, defaultCatalogue, type RejectCodeInfo } from './catalogue.js';
+import { type HeaderInput, headerReader } from './headers.js';
+import { type QuotaSignal, readQuota } from './quota.js';
+import type { RejectGroup } from './reject-codes.js';
+import type { Amounts, Verdict } from './verdict.js';
+
+/** An HTTP answer: status, headers, and the body (parsed JSON, or its text). */
+export interface ResponseInput {
+  readonly status: number;
+  readonly headers?: HeaderInput;
+  readonly body?: unknown;
+}
+
+/**
+ * A transport failure. `not-sent`: the request never left (connect failure, DNS, or a breaker
+ * or limiter refusal). `sent`: it may have been processed (a timeout or reset after it left).
+ */
+export interface ErrorInput {
+  readonly error: unknown;
+  readonly phase: 'not-sent' | 'sent';
+}
+
+export interface ClassifyOptions {
+  /** Now in epoch milliseconds, to read epoch resets and HTTP-dates. @default Date.now() */
+  readonly now?: number;
+  /** The catalogue (a payer's overrides). @default the built-in one */
+  readonly catalogue?: Catalogue;
+  /** 103-A3 of the request. Host errors on an E1 eligibility check never trip the breaker. */
+  readonly transactionCode?: string;
+  /** The deferred retry for host data faults and 3W, in milliseconds. @default 1_200_000 (20 min, as VistA) */
+  readonly deferredRetryMs?: number;
+}
+
+const DEFERRED_MS = 20 * 60 * 1000;
+const DECIMAL = /^-?\d{1,15}(\.\d{1,6})?$/;
+
+/**
+ * One vendor answer, or one transport failure, to one {@link Verdict}. Pure and total:
+ * it never throws and never does I/O, and the same input always gives the same verdict.
+ */
+export function classify(input: ResponseInput | ErrorInput, options: ClassifyOptions = {}): Verdict {
+  try {
+    if (input !== null && typeof input === 'object' && 'phase' in input) return classifyError(input);
+    return classifyResponse(input as ResponseInput, options);
+  } catch {
+    return { kind: 'unknown', breaker: 'success', reason: 'unclassifiable-input' };
+  }
+}
+
+function classifyError(input: ErrorInput): Verdict {
+  const code = errorCode(input.error);
+  if (input.phase === 'sent') {
+    return {
+      kind: 'ambiguous',
+      breaker: 'failure',
+      reason: 'no-answer-after-send',
+      ...(code ? { error: code } : {}),
+    };
+  }
+  // A refusal by our own policies is not the vendor failing.
+  const local = code?.startsWith('RXGATE_') === true || errorName(input.error) === 'AbortError';
+  return {
+    kind: 'transient',
+    breaker: local ? 'ignore' : 'failure',
+    reason: local ? 'refused-locally' : 'not-sent',
+  };
+}
+
+function classifyResponse(input: ResponseInput, options: ClassifyOptions): Verdict {
+  const status = input.status;
+  const now = options.now ?? Date.now();
+  const h = headerReader(input.headers);
+  const quota = readQuota(h, now);
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) {
+    return withQuota({ kind: 'unknown', breaker: 'success', reason: 'malformed-status' }, quota);
+  }
+  if (status === 200) return classify200(input.body, status, quota, options);
+  if (status === 429) return throttled(status, quota, 'http-429');
+  if (status === 503) {
+    // Gateways that throttle with 503: a Retry-After and nothing left of the quota.
+    if (quota?.retryAfterMs !== undefined && quota.remaining === 0)
+      return throttled(status, quota, 'http-503-throttle');
+    return withQuota(
+      { kind: 'transient', breaker: 'failure', reason: 'http-503', status, ...retry(quota) },
+      quota,
+    );
+  }
+  if (status === 408 || status >= 500) {
+    return withQuota(
+      { kind: 'transient', breaker: 'failure', reason: `http-${status}`, status, ...retry(quota) },
+      quota,
+    );
+  }
+  if (status === 401)
+    return withQuota({ kind: 'auth-expired', breaker: 'ignore', reason: 'http-401', status }, quota);
+  if (status === 404) {
+    const body = asObject(input.body);
+    const field = typeof body?.field === 'string' ? body.field : undefined;
+    const error = body?.error;
+    if (error === 'unknown_product' || field === '407-D7') {
+      return withQuota(
+        {
+          kind: 'routing-reject',
+          breaker: 'ignore',
+          reason: 'unknown-product',
+          status,
+          mappedRejectCode: '70',
+          field: '407-D7',
+        },
+        quota,
+      );
+    }
+    if (error === 'unknown_route' || field === '104-A4' || field === '101-A1') {
+      return withQuota(
+        {
+          kind: 'routing-reject',
+          breaker: 'ignore',
+          reason: 'unknown-route',
+          status,
+          mappedRejectCode: '04',
+          field: field ?? '104-A4',
+        },
+        quota,
+      );
+    }
+    // A 404 that names neither a route nor a product may be our own wrong URL: a person looks.
+    return withQuota(
+      { kind: 'client-error', breaker: 'ignore', reason: 'http-404-unrecognised', status },
+      quota,
+    );
+  }
+  if (status >= 400) {
+    const body = asObject(input.body);
+    const field = typeof body?.field === 'string' && body.field.length <= 16 ? body.field : undefined;
+    return withQuota(
+      {
+        kind: 'client-error',
+        breaker: 'ignore',
+        reason: `http-${status}`,
+        status,
+        ...(field ? { field } : {}),
+      },
+      quota,
+    );
+  }
+  return withQuota({ kind: 'unknown', breaker: 'success', reason: `http-${status}`, status }, quota);
+}
+
+function classify200(
+  rawBody: unknown,
+  status: number,
+  quota: QuotaSignal | undefined,
+  options: ClassifyOptions,
+): Verdict {
+  const body = asObject(rawBody);
+  if (body === undefined)
+    return withQuota({ kind: 'unknown', breaker: 'success', reason: 'malformed-body', status }, quota);
+  const catalogue = options.catalogue ?? defaultCatalogue;
+  const an = typeof body['112-AN'] === 'string' ? (body['112-AN'] as string).trim().toUpperCase() : undefined;
+  const rawCodes = body['511-FB'];
+  const codes: RejectCodeInfo[] = [];
+  let malformedCodes = false;
+  if (rawCodes !== undefined && rawCodes !== null) {
+    const list = Array.isArray(rawCodes) ? rawCodes : [rawCodes];
+    for (const raw of list) {
+      const info = catalogue.lookup(raw);
+      if (info === undefined) malformedCodes = true;
+      else if (!codes.some((c) => c.code === info.code)) codes.push(info);
+    }
+  }
+  const coded = {
+    rejectCodes: codes,
+    priorAuthRequired: codes.some((c) => c.code === '75'),
+    ...(an === undefined ? {} : { status112AN: an }),
+  };
+  if (malformedCodes)
+    return withQuota(
+      { kind: 'unknown', breaker: 'success', reason: 'malformed-reject-codes', status, ...coded },
+      quota,
+    );
+
+  if (codes.length > 0) return withQuota(byCodes(codes, coded, status, options), quota);
+
+  switch (an) {
+    case 'P':
+    case 'A':
+    case 'C': {
+      const amounts = readAmounts(body);
+      if (amounts === undefined)
+        return withQuota(
+          { kind: 'unknown', breaker: 'success', reason: 'malformed-amount', status, ...coded },
+          quota,
+        );
+      const auth = typeof body['503-F3'] === 'string' ? (body['503-F3'] as string) : undefined;
+      return withQuota(
+        {
+          kind: 'adjudicated',
+          breaker: 'success',
+          reason: an === 'P' ? 'paid' : an === 'A' ? 'approved' : 'captured',
+          status,
+          status112AN: an,
+          amounts,
+          rejectCodes: [],
+          priorAuthRequired: false,
+          ...(auth === undefined ? {} : { authorizationNumber: auth }),
+        },
+        quota,
+      );
+    }
+    case 'D':
+    case 'Q':
+    case 'S': {
+      const auth = typeof body['503-F3'] === 'string' ? (body['503-F3'] as string) : undefined;
+      return withQuota(
+        {
+          kind: 'duplicate',
+          breaker: 'success',
+          reason: `duplicate-${an}`,
+          status,
+          ...coded,
+          amounts: readAmounts(body) ?? {},
+          ...(auth === undefined ? {} : { authorizationNumber: auth }),
+        },
+        quota,
+      );
+    }
+    case 'R':
+      // Rejected with no code: nothing says why, so a person looks.
+      return withQuota(
+        { kind: 'unknown', breaker: 'success', reason: 'rejected-without-codes', status, ...coded },
+        quota,
+      );
+    default:
+      // An unknown 112-AN is unknown, never paid (F, PA deferred, included).
+      return withQuota(
+        {
+          kind: 'unknown',
+          breaker: 'success',
+          reason: an === undefined ? 'missing-112-AN' : 'unknown-112-AN',
+          status,
+          ...coded,
+        },
+        quota,
+      );
+  }
+}
+
+type CodedFields = { rejectCodes: RejectCodeInfo[]; priorAuthRequired: boolean; status112AN?: string };
+
+function byCodes(
+  codes: RejectCodeInfo[],
+  coded: CodedFields,
+  status: number,
+  options: ClassifyOptions,
+): Verdict {
+  // One pass over the codes, then decisions by precedence.
+  const groups = new Set<RejectGroup>();
+  let clinical = false;
+  for (const c of codes) {
+    groups.add(c.group);
+    if (c.code === '79' || c.code === '88') clinical = true;
+  }
+  const has = (group: RejectGroup) => groups.has(group);
+  const host = has('host-transient') || has('host-planned');
+  if (host && !clinical) {
+    // The vendor's own back end failed. Never trip on an E1 eligibility check (VistA's rule).
+    const breaker = options.transactionCode === 'E1' ? 'ignore' : 'failure';
+    return {
+      kind: 'transient',
+      breaker,
+      reason: has('host-planned') ? 'host-planned-downtime' : 'host-error',
+      status,
+      ...coded,
+    };
+  }
+  if (has('duplicate'))
+    return { kind: 'duplicate', breaker: 'success', reason: 'duplicate-83', status, ...coded, amounts: {} };
+  if (has('terminal') || has('reversal') || (host && clinical)) {
+    return {
+      kind: 'terminal-reject',
+      breaker: 'success',
+      reason: coded.priorAuthRequired ? 'prior-auth-required' : 'rejected',
+      status,
+      ...coded,
+    };
+  }
+  if (has('submitter-fix'))
+    return { kind: 'client-error', breaker: 'success', reason: 'submitter-fixable', status, ...coded };
+  if (has('unknown') || has('switch-ambiguous'))
+    return { kind: 'unknown', breaker: 'success', reason: 'unknown-reject-code', status, ...coded };
+  if (has('repair-product'))
+    return {
+      kind: 'repairable',
+      breaker: 'success',
+      reason: 'repair-product',
+      status,
+      repair: 'product',
+      ...coded,
+    };
+  if (has('repair-routing'))
+    return {
+      kind: 'repairable',
+      breaker: 'success',
+      reason: 'repair-routing',
+      status,
+      repair: 'routing',
+      ...coded,
+    };
+  if (has('other-payer'))
+    return {
+      kind: 'repairable',
+      breaker: 'success',
+      reason: 'other-payer',
+      status,
+      repair: 'other-payer',
+      ...coded,
+    };
+  // host-data and retry-later: the vendor answered; come back in hours, not seconds.
+  return {
+    kind: 'transient',
+    breaker: 'ignore',
+    reason: has('retry-later') ? 'retry-later' : 'host-data-fault',
+    status,
+    retryAfterMs: options.deferredRetryMs ?? DEFERRED_MS,
+    ...coded,
+  };
+}
+
+function throttled(status: number, quota: QuotaSignal | undefined, reason: string): Verdict {
+  // Built field by field: object spread is the slow part of a 429 on the hot path.
+  const signal: { -readonly [K in keyof QuotaSignal]: QuotaSignal[K] } = {};
+  if (quota?.limit !== undefined) signal.limit = quota.limit;
+  if (quota?.remaining !== undefined) signal.remaining = quota.remaining;
+  if (quota?.resetSeconds !== undefined) signal.resetSeconds = quota.resetSeconds;
+  if (quota?.retryAfterMs !== undefined) signal.retryAfterMs = quota.retryAfterMs;
+  signal.throttled = true;
+  const wait = retryAfter(quota);
+  return wait === undefined
+    ? { kind: 'throttled', breaker: 'ignore', reason, status, quota: signal }
+    : { kind: 'throttled', breaker: 'ignore', reason, status, quota: signal, retryAfterMs: wait };
+}
+
+function retryAfter(quota: QuotaSignal | undefined): number | undefined {
+  if (quota?.retryAfterMs !== undefined) return quota.retryAfterMs;
+  if (quota?.remaining === 0 && quota.resetSeconds !== undefined) return quota.resetSeconds * 1000;
+  return undefined;
+}
+
+function retry(quota: QuotaSignal | undefined): { retryAfterMs?: number } {
+  const wait = retryAfter(quota);
+  return wait === undefined ? {} : { retryAfterMs: wait };
+}
+
+// Verdicts are built fresh here, so the quota is set on them rather than copied into a new object.
+function withQuota<V extends Verdict>(v: V, quota: QuotaSignal | undefined): V {
+  if (quota !== undefined && v.quota === undefined) (v as { quota?: QuotaSignal }).quota = quota;
+  return v;
+}
+
+function readAmounts(body: Record<string, unknown>): Amounts | undefined {
+  const out: { -readonly [K in keyof Amounts]: Amounts[K] } = {};
+  for (const [field, key] of [
+    ['505-F5', 'patientPay'],
+    ['506-F6', 'ingredientCostPaid'],
+    ['509-F9', 'totalPaid'],
+  ] as const) {
+    const v = body[field];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string' || !DECIMAL.test(v)) return undefined;
+    out[key] = v;
+  }
+  return out;
+}
+
+function asObject(body: unknown): Record<string, unknown> | undefined {
+  let b = body;
+  if (typeof b === 'string') {
+    if (b.length > 1_000_000) return undefined;
+    try {
+      b = JSON.parse(b);
+    } catch {
+      return undefined;
+    }
+  } else if (b instanceof Uint8Array) {
+    try {
+      b = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(b));
+    } catch {
+      return undefined;
+    }
+  }
+  return b !== null && typeof b === 'object' && !Array.isArray(b)
+    ? (b as Record<string, unknown>)
+    : undefined;
+}
+
+function errorCode(e: unknown): string | undefined {
+  if (e === null || typeof e !== 'object') return undefined;
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'string' && code.length <= 64 ? code : undefined;
+}
+
+function errorName(e: unknown): string | undefined {
+  if (e === null || typeof e !== 'object') return undefined;
+  const name = (e as { name?: unknown }).name;
+  return typeof name === 'string' ? name : undefined;
+}

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { classify } from './classify.js';
+import { REJECT_CODES } from './reject-codes.js';
+
+const NOW = Date.parse('2026-11-30T12:00:00Z');
+const headerName = fc.oneof(
+  fc.constantFrom(
+    'retry-after',
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+    'ratelimit',
+    'ratelimit-policy',
+    'date',
+    'X-Rate-Limit-Reset',
+  ),
+  fc.string({ maxLength: 20 }),
+);
+const headerValue = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.integer().map(String),
+  fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
+);
+const headers = fc.dictionary(headerName, headerValue, { maxKeys: 8 });
+const code = fc.oneof(
+  fc.constantFrom(...REJECT_CODES.keys()),
+  fc.string({ maxLength: 5 }),
+  fc.integer({ min: -5, max: 1000 }),
+);
+const ncpdpBody = fc.record(
+  {
+    '112-AN': fc.oneof(
+      fc.constantFrom('P', 'A', 'C', 'R', 'D', 'Q', 'S', 'F', 'Z', ''),
+      fc.string({ maxLength: 3 }),
+      fc.integer(),
+    ),
+    '511-FB': fc.oneof(fc.array(code, { maxLength: 4 }), code, fc.constant(null)),
+    '509-F9': fc.oneof(fc.constant('12.34'), fc.string({ maxLength: 8 }), fc.double()),
+    '505-F5': fc.oneof(fc.constant('1.00'), fc.string({ maxLength: 8 })),
+  },
+  { requiredKeys: [] },
+);
+const body = fc.oneof(ncpdpBody, fc.anything(), fc.string({ maxLength: 50 }), fc.json());
+const status = fc.oneof(
+  fc.constantFrom(200, 400, 401, 404, 408, 429, 500, 502, 503, 504),
+  fc.integer({ min: -10, max: 1000 }),
+  fc.double(),
+);
+
+describe('classify properties', () => {
+  it('is total and deterministic over arbitrary statuses, headers and bodies', () => {
+    fc.assert(
+      fc.property(status, headers, body, (s, h, b) => {
+        const a = classify({ status: s, headers: h, body: b }, { now: NOW });
+        const again = classify({ status: s, headers: h, body: b }, { now: NOW });
+        assert.deepEqual(again, a);
+        assert.ok(['success', 'failure', 'ignore'].includes(a.breaker));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('is total over arbitrary transport errors', () => {
+    fc.assert(
+      fc.property(fc.anything(), fc.constantFrom<'sent' | 'not-sent'>('sent', 'not-sent'), (error, phase) => {
+        const v = classify({ error, phase });
+        assert.equal(v.kind, phase === 'sent' ? 'ambiguous' : 'transient');
+      }),
+    );
+  });
+
+  it('no 200 carrying a reject code is adjudicated', () => {
+    fc.assert(
+      fc.property(
+        ncpdpBody,
+        fc.array(fc.constantFrom(...REJECT_CODES.keys()), { minLength: 1, maxLength: 3 }),
+        headers,
+        (b, codes, h) => {
+          const v = classify({ status: 200, headers: h, body: { ...b, '511-FB': codes } }, { now: NOW });
+          assert.notEqual(v.kind, 'adjudicated');
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a 429 is never a breaker failure, and always throttled', () => {
+    fc.assert(
+      fc.property(headers, body, (h, b) => {
+        const v = classify({ status: 429, headers: h, body: b }, { now: NOW });
+        assert.equal(v.kind, 'throttled');
+        assert.notEqual(v.breaker, 'failure');
+        assert.equal(v.quota?.throttled, true);
+      }),
+    );
+  });
+
+  it('only P, A and C with valid decimal amounts are adjudicated', () => {
+    fc.assert(
+      fc.property(status, headers, body, (s, h, b) => {
+        const v = classify({ status: s, headers: h, body: b }, { now: NOW });
+        if (v.kind !== 'adjudicated') return;
+        assert.equal(s, 200);
+        assert.ok(['P', 'A', 'C'].includes(v.status112AN));
+        for (const amount of Object.values(v.amounts)) assert.match(amount as string, /^-?\d+(\.\d+)?$/);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseQuota, resetToSeconds } from './quota.js';
+import { parseRetryAfter } from './retry-after.js';
+
+const NOW = Date.parse('2026-11-30T12:00:00Z');
+
+describe('parseQuota', () => {
+  it('reads X-RateLimit-* and the X-Rate-Limit-* spelling', () => {
+    assert.deepEqual(
+      parseQuota(
+        { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '42', 'x-ratelimit-reset': '7' },
+        { now: NOW },
+      ),
+      {
+        limit: 100,
+        remaining: 42,
+        resetSeconds: 7,
+      },
+    );
+    assert.deepEqual(parseQuota({ 'X-Rate-Limit-Limit': '5', 'X-Rate-Limit-Remaining': '1' }, { now: NOW }), {
+      limit: 5,
+      remaining: 1,
+    });
+  });
+
+  it('detects a reset in seconds, milliseconds, epoch seconds and epoch milliseconds', () => {
+    const q = (reset: string) =>
+      parseQuota({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': reset }, { now: NOW })?.resetSeconds;
+    assert.equal(q('30'), 30);
+    assert.equal(q('90000'), 90, 'over a day in seconds: read as milliseconds');
+    assert.equal(q(String(NOW / 1000 + 12)), 12);
+    assert.equal(q(String(NOW + 2500)), 2.5);
+    assert.equal(parseQuota({ 'x-ratelimit-reset-ms': '1500' }, { now: NOW })?.resetSeconds, 1.5);
+    assert.equal(resetToSeconds(NOW / 1000 + 5, 0), undefined, 'an epoch needs an epoch clock');
+  });
+
+  it('reads the IETF structured fields and reports the most restrictive policy', () => {
+    const headers = {
+      'ratelimit-policy': '"burst";q=20;w=1, "daily";q=1000;w=86400',
+      ratelimit: '"burst";r=15;t=1, "daily";r=3;t=3600',
+    };
+    // 3 left for an hour is tighter than 15 left for a second.
+    assert.deepEqual(parseQuota(headers, { now: NOW }), { limit: 1000, remaining: 3, resetSeconds: 3600 });
+    assert.deepEqual(
+      parseQuota(
+        { 'ratelimit-policy': '"default";q=100;w=10', ratelimit: '"default";r=42;t=7' },
+        { now: NOW },
+      ),
+      {
+        limit: 100,
+        remaining: 42,
+        resetSeconds: 7,
+      },
+    );
+  });
+
+  it('an exhausted policy is the most restrictive', () => {
+    const q = parseQuota({ ratelimit: '"a";r=50;t=1, "b";r=0;t=9' }, { now: NOW });
+    assert.deepEqual(q, { remaining: 0, resetSeconds: 9 });
+  });
+
+  it('reads the older IETF drafts', () => {
+    assert.deepEqual(parseQuota({ ratelimit: 'limit=10, remaining=4, reset=3' }, { now: NOW }), {
+      limit: 10,
+      remaining: 4,
+      resetSeconds: 3,
+    });
+    assert.deepEqual(
+      parseQuota(
+        { 'ratelimit-limit': '10', 'ratelimit-remaining': '2', 'ratelimit-reset': '5' },
+        { now: NOW },
+      ),
+      {
+        limit: 10,
+        remaining: 2,
+        resetSeconds: 5,
+      },
+    );
+  });
+
+  it('ignores malformed values and never throws', () => {
+    assert.equal(
+      parseQuota({ 'x-ratelimit-remaining': 'lots', ratelimit: ';;;', 'retry-after': 'soon' }, { now: NOW }),
+      undefined,
+    );
+    assert.equal(parseQuota(undefined, { now: NOW }), undefined);
+    assert.deepEqual(parseQuota({ 'x-ratelimit-remaining': '-3', 'x-ratelimit-limit': '10' }, { now: NOW }), {
+      limit: 10,
+    });
+  });
+
+  it('includes Retry-After', () => {
+    assert.deepEqual(parseQuota({ 'retry-after': '2' }, { now: NOW }), { retryAfterMs: 2000 });
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads delay-seconds', () => {
+    assert.equal(parseRetryAfter('120', { now: NOW }), 120_000);
+    assert.equal(parseRetryAfter(' 0 ', { now: NOW }), 0);
+  });
+
+  it('reads an HTTP-date in all three forms', () => {
+    assert.equal(parseRetryAfter('Mon, 30 Nov 2026 12:00:05 GMT', { now: NOW }), 5000);
+    assert.equal(parseRetryAfter('Monday, 30-Nov-26 12:00:06 GMT', { now: NOW }), 6000);
+    assert.equal(parseRetryAfter('Mon Nov 30 12:00:07 2026', { now: NOW }), 7000);
+  });
+
+  it('corrects an HTTP-date by the Date header against clock skew', () => {
+    // The server's clock is 60 s ahead of ours; it asks for 5 s.
+    const date = 'Mon, 30 Nov 2026 12:01:00 GMT';
+    assert.equal(parseRetryAfter('Mon, 30 Nov 2026 12:01:05 GMT', { now: NOW, date }), 5000);
+  });
+
+  it('a date in the past is 0; malformed, negative or absurd values are undefined', () => {
+    assert.equal(parseRetryAfter('Mon, 30 Nov 2026 11:00:00 GMT', { now: NOW }), 0);
+    for (const bad of ['-5', 'soon', '', '1e3', 'Mon, 30 Nov 2026', '99999999999', undefined, 12]) {
+      assert.equal(parseRetryAfter(bad, { now: NOW }), undefined, String(bad));
+    }
+  });
+});

@@ -1,0 +1,234 @@
+import { type HeaderInput, type HeaderReader, headerReader } from './headers.js';
+import { parseRetryAfter } from './retry-after.js';
+
+/**
+ * What a vendor said about its quota on one answer: the shape `@rxgate/ratelimit`'s
+ * `observe()` takes. Every field is optional.
+ */
+export interface QuotaSignal {
+  readonly limit?: number;
+  readonly remaining?: number;
+  /** Seconds until the window resets. */
+  readonly resetSeconds?: number;
+  /** From `Retry-After`, in milliseconds. */
+  readonly retryAfterMs?: number;
+  /** The answer was a throttle (set by `classify` on 429 and 503-as-throttle). */
+  readonly throttled?: boolean;
+}
+
+export interface QuotaOptions {
+  /** Now, in epoch milliseconds (to read an epoch reset or an HTTP-date). */
+  readonly now: number;
+}
+
+const DAY_S = 86_400;
+
+/** A non-negative decimal number at the start of a header value (up to a comma), or undefined. */
+function num(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  let i = 0;
+  const n = v.length;
+  while (i < n && (v.charCodeAt(i) === 32 || v.charCodeAt(i) === 9)) i++;
+  const start = i;
+  let dot = false;
+  while (i < n) {
+    const c = v.charCodeAt(i);
+    if (c >= 48 && c <= 57) i++;
+    else if (c === 46 && !dot && i > start) {
+      dot = true;
+      i++;
+    } else break;
+  }
+  const end = i;
+  if (end === start || v.charCodeAt(end - 1) === 46) return undefined;
+  while (i < n && (v.charCodeAt(i) === 32 || v.charCodeAt(i) === 9)) i++;
+  if (i < n && v.charCodeAt(i) !== 44) return undefined;
+  const x = Number(v.slice(start, end));
+  return Number.isFinite(x) ? x : undefined;
+}
+
+/**
+ * Seconds until reset from a value that may be delta-seconds, delta-milliseconds, epoch
+ * seconds or epoch milliseconds. Epochs are told by size (≥ 1e12 ms, ≥ 1e9 s), and need an
+ * epoch `now`; other values up to a day read as seconds (the common and the IETF spelling),
+ * larger ones up to a day in milliseconds as milliseconds.
+ */
+export function resetToSeconds(value: number, now: number, unit?: 'ms'): number | undefined {
+  if (!Number.isFinite(value) || value < 0) return undefined;
+  const nowIsEpoch = now >= 1e12;
+  if (value >= 1e12) return nowIsEpoch ? Math.max(0, (value - now) / 1000) : undefined;
+  if (value >= 1e9) return nowIsEpoch ? Math.max(0, value - now / 1000) : undefined;
+  if (unit === 'ms') return value / 1000;
+  if (value <= DAY_S) return value;
+  if (value <= DAY_S * 1000) return value / 1000;
+  return undefined;
+}
+
+interface Policy {
+  limit?: number;
+  remaining?: number;
+  resetSeconds?: number;
+  windowSeconds?: number;
+}
+
+/**
+ * Reads the quota a vendor reports: `X-RateLimit-Limit/Remaining/Reset` (also spelled
+ * `X-Rate-Limit-*`, and `X-RateLimit-Reset-Ms`), the IETF `RateLimit-Policy` / `RateLimit`
+ * structured fields (several named policies: the most restrictive is reported; the older
+ * `RateLimit: limit=…, remaining=…, reset=…` and `RateLimit-Limit`/`-Remaining`/`-Reset`
+ * drafts too) and `Retry-After`. Malformed values are ignored; never throws.
+ * Returns undefined when the answer says nothing about the quota.
+ */
+export function parseQuota(headers: HeaderInput, options: QuotaOptions): QuotaSignal | undefined {
+  return readQuota(headerReader(headers), options.now);
+}
+
+/** @internal The same, over a reader already built. */
+export function readQuota(h: HeaderReader, now: number): QuotaSignal | undefined {
+  const candidates: Policy[] = [];
+
+  const xLimit = num(h('x-ratelimit-limit') ?? h('x-rate-limit-limit'));
+  const xRemaining = num(h('x-ratelimit-remaining') ?? h('x-rate-limit-remaining'));
+  const xResetMs = num(h('x-ratelimit-reset-ms'));
+  const xResetRaw = num(h('x-ratelimit-reset') ?? h('x-rate-limit-reset'));
+  const xReset =
+    xResetMs !== undefined
+      ? resetToSeconds(xResetMs, now, 'ms')
+      : xResetRaw === undefined
+        ? undefined
+        : resetToSeconds(xResetRaw, now);
+  if (xLimit !== undefined || xRemaining !== undefined || xReset !== undefined) {
+    candidates.push(policy(xLimit, xRemaining, xReset));
+  }
+
+  const ietf = h('ratelimit');
+  if (ietf !== undefined) candidates.push(...parseIetf(ietf, h('ratelimit-policy'), now));
+  else {
+    const l = num(h('ratelimit-limit'));
+    const r = num(h('ratelimit-remaining'));
+    const t = num(h('ratelimit-reset'));
+    if (l !== undefined || r !== undefined || t !== undefined)
+      candidates.push(policy(l, r, t === undefined ? undefined : resetToSeconds(t, now)));
+  }
+
+  const retryAfterMs = parseRetryAfter(h('retry-after'), { now, date: h('date') });
+  const chosen = mostRestrictive(candidates);
+  if (chosen === undefined && retryAfterMs === undefined) return undefined;
+  const out: { -readonly [K in keyof QuotaSignal]: QuotaSignal[K] } = {};
+  if (chosen?.limit !== undefined) out.limit = chosen.limit;
+  if (chosen?.remaining !== undefined) out.remaining = chosen.remaining;
+  if (chosen?.resetSeconds !== undefined) out.resetSeconds = chosen.resetSeconds;
+  if (retryAfterMs !== undefined) out.retryAfterMs = retryAfterMs;
+  return out;
+}
+
+function policy(
+  limit: number | undefined,
+  remaining: number | undefined,
+  resetSeconds: number | undefined,
+): Policy {
+  const p: Policy = {};
+  if (limit !== undefined) p.limit = limit;
+  if (remaining !== undefined) p.remaining = limit === undefined ? remaining : Math.min(remaining, limit);
+  if (resetSeconds !== undefined) p.resetSeconds = resetSeconds;
+  return p;
+}
+
+/** Least sustainable first: no remaining at all, then the fewest remaining per second of window left. */
+function mostRestrictive(ps: Policy[]): Policy | undefined {
+  let best: Policy | undefined;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (const p of ps) {
+    if (p.remaining === undefined && p.limit === undefined && p.resetSeconds === undefined) continue;
+    const r = p.remaining ?? p.limit ?? Number.POSITIVE_INFINITY;
+    const t = p.resetSeconds ?? p.windowSeconds ?? 1;
+    const score = r === 0 ? -t : r / Math.max(t, 1e-3);
+    if (best === undefined || score < bestScore) {
+      best = p;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+interface SfItem {
+  readonly name: string;
+  readonly params: ReadonlyMap<string, string>;
+}
+
+// Vendors repeat the same field values; parsing each distinct one once keeps this off the hot path.
+const sfCache = new Map<string, readonly SfItem[]>();
+
+/** A structured-field list of items with parameters: `"name";k=v;k2="v", token;k=v`. */
+function parseSfList(s: string): readonly SfItem[] {
+  const cached = sfCache.get(s);
+  if (cached !== undefined) return cached;
+  const items: SfItem[] = [];
+  for (const raw of splitList(s)) {
+    const parts = raw.split(';');
+    let name = parts[0]!.trim();
+    if (name.startsWith('"') && name.endsWith('"') && name.length >= 2) name = name.slice(1, -1);
+    if (name === '' || /[\s=]/.test(name)) continue;
+    const params = new Map<string, string>();
+    for (const part of parts.slice(1)) {
+      const eq = part.indexOf('=');
+      const key = (eq < 0 ? part : part.slice(0, eq)).trim();
+      if (key === '') continue;
+      let value = eq < 0 ? '?1' : part.slice(eq + 1).trim();
+      if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
+      params.set(key, value);
+    }
+    items.push({ name, params });
+  }
+  if (sfCache.size >= 1024) sfCache.clear();
+  sfCache.set(s, items);
+  return items;
+}
+
+function parseIetf(rateLimit: string, rateLimitPolicy: string | undefined, now: number): Policy[] {
+  // Draft 07: a dictionary `limit=100, remaining=42, reset=7`.
+  if (!rateLimit.includes(';') && /(^|,)\s*(limit|remaining|reset)\s*=/.test(rateLimit)) {
+    const d = new Map<string, number | undefined>();
+    for (const part of rateLimit.split(',')) {
+      const [k, v] = part.split('=').map((x) => x.trim());
+      if (k) d.set(k, num(v));
+    }
+    const reset = d.get('reset');
+    return [
+      policy(
+        d.get('limit'),
+        d.get('remaining'),
+        reset === undefined ? undefined : resetToSeconds(reset, now),
+      ),
+    ];
+  }
+  // Draft 08+: lists of named items, `"default";r=42;t=7` with `"default";q=100;w=10`.
+  const quotas = rateLimitPolicy === undefined ? undefined : parseSfList(rateLimitPolicy);
+  const out: Policy[] = [];
+  for (const item of parseSfList(rateLimit)) {
+    const r = num(item.params.get('r'));
+    const t = num(item.params.get('t'));
+    const q = quotas?.find((x) => x.name === item.name)?.params;
+    const pol = policy(num(q?.get('q')), r, t === undefined ? undefined : resetToSeconds(t, now));
+    const w = num(q?.get('w'));
+    if (w !== undefined) pol.windowSeconds = w;
+    out.push(pol);
+  }
+  return out;
+}
+
+function splitList(s: string): string[] {
+  if (!s.includes('"')) return s.split(',').filter((x) => x.trim() !== '');
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (const ch of s) {
+    if (ch === '"') quoted = !quoted;
+    if (ch === ',' && !quoted) {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  if (cur.trim()) out.push(cur);
+  return out;
+}

@@ -1,0 +1,49 @@
+export interface RetryAfterOptions {
+  /** Now on the caller's clock, in epoch milliseconds (needed for an HTTP-date). */
+  readonly now: number;
+  /**
+   * The response's `Date` header. When given, an HTTP-date is measured against the server's
+   * own clock, so skew between the two clocks does not shorten or stretch the wait.
+   */
+  readonly date?: string | undefined;
+}
+
+const DELAY = /^\s*(\d{1,10})(?:\.\d+)?\s*$/;
+const MAX_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * `Retry-After` in milliseconds from now: delay-seconds or an HTTP-date. Malformed, negative
+ * or absurd (over a week) values give undefined; never throws.
+ */
+export function parseRetryAfter(value: unknown, options: RetryAfterOptions): number | undefined {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 64) return undefined;
+  const c = value.charCodeAt(0);
+  if ((c >= 48 && c <= 57) || c === 32) {
+    const seconds = DELAY.exec(value);
+    if (seconds === null) return undefined;
+    const ms = Number(seconds[1]) * 1000;
+    return ms <= MAX_MS ? ms : undefined;
+  }
+  const at = parseHttpDate(value);
+  if (at === undefined) return undefined;
+  const serverNow = options.date === undefined ? undefined : parseHttpDate(options.date);
+  const base = serverNow ?? options.now;
+  if (!Number.isFinite(base)) return undefined;
+  const ms = Math.max(0, at - base);
+  return ms <= MAX_MS ? ms : undefined;
+}
+
+// IMF-fixdate (RFC 9110), plus the obsolete RFC 850 and asctime forms it says to accept.
+const IMF =
+  /^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT\s*$/;
+const RFC850 =
+  /^\s*(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT\s*$/;
+const ASCTIME =
+  /^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}\s*$/;
+
+/** Epoch milliseconds of an HTTP-date, or undefined. */
+export function parseHttpDate(value: string): number | undefined {
+  if (!IMF.test(value) && !RFC850.test(value) && !ASCTIME.test(value)) return undefined;
+  const t = Date.parse(ASCTIME.test(value) ? `${value.trim()} GMT` : value);
+  return Number.isFinite(t) ? t : undefined;
+}

@@ -1,0 +1,75 @@
+import type { RejectCodeInfo } from './catalogue.js';
+import type { QuotaSignal } from './quota.js';
+
+/** What the breaker should record for this answer. */
+export type BreakerOutcome = 'success' | 'failure' | 'ignore';
+
+export type VerdictKind =
+  | 'adjudicated'
+  | 'terminal-reject'
+  | 'repairable'
+  | 'duplicate'
+  | 'throttled'
+  | 'transient'
+  | 'ambiguous'
+  | 'auth-expired'
+  | 'routing-reject'
+  | 'client-error'
+  | 'unknown';
+
+/** Monetary fields of a 200, as the decimal strings the vendor sent (never parsed to number). */
+export interface Amounts {
+  /** 505-F5 Patient Pay Amount. */
+  readonly patientPay?: string;
+  /** 506-F6 Ingredient Cost Paid. */
+  readonly ingredientCostPaid?: string;
+  /** 509-F9 Total Amount Paid. */
+  readonly totalPaid?: string;
+}
+
+interface Base<K extends VerdictKind> {
+  readonly kind: K;
+  readonly breaker: BreakerOutcome;
+  /** A short, stable, PHI-free reason (`paid`, `http-429`, `host-error`, `malformed-body`, …). */
+  readonly reason: string;
+  /** The HTTP status, when there was an answer. */
+  readonly status?: number;
+  /** The quota the answer's headers reported, on every status. */
+  readonly quota?: QuotaSignal;
+  /** When the answer says to come back, in milliseconds. */
+  readonly retryAfterMs?: number;
+}
+
+interface Coded {
+  /** 511-FB codes, normalised, with their groups. */
+  readonly rejectCodes: readonly RejectCodeInfo[];
+  /** 112-AN as sent. */
+  readonly status112AN?: string;
+  /** 75 among the codes: route to the prior-auth flow. */
+  readonly priorAuthRequired: boolean;
+}
+
+export type Verdict =
+  | (Base<'adjudicated'> & {
+      readonly status112AN: 'P' | 'A' | 'C';
+      readonly amounts: Amounts;
+      /** 503-F3, when paid. */
+      readonly authorizationNumber?: string;
+      readonly rejectCodes: readonly [];
+      readonly priorAuthRequired: false;
+    })
+  | (Base<'duplicate'> & Coded & { readonly amounts: Amounts; readonly authorizationNumber?: string })
+  | (Base<'terminal-reject'> & Coded)
+  | (Base<'repairable'> & Coded & { readonly repair: 'product' | 'routing' | 'other-payer' })
+  | (Base<'transient'> & Partial<Coded>)
+  | (Base<'ambiguous'> & { readonly error?: string })
+  | Base<'throttled'>
+  | Base<'auth-expired'>
+  | (Base<'routing-reject'> & {
+      /** The 511-FB code a 404 maps to: 04 for an unknown BIN/PCN route, 70 for an unknown product. */
+      readonly mappedRejectCode: '04' | '70';
+      /** The NCPDP field the vendor named. */
+      readonly field: string;
+    })
+  | (Base<'client-error'> & Partial<Coded> & { readonly field?: string })
+  | (Base<'unknown'> & Partial<Coded>);
