@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createCatalogue } from './catalogue.js';
 import { type ClassifyOptions, classify, type ErrorInput, type ResponseInput } from './classify.js';
-import type { Verdict } from './verdict.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const paid = { '112-AN': 'P', '505-F5': '5.00', '506-F6': '10.34', '509-F9': '7.34', '503-F3': 'AUTH123' };
