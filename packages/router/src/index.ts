@@ -1,0 +1,78 @@
+export {
+  type AuditLog,
+  type AuditRecord,
+  JsonlAuditLog,
+  MemoryAuditLog,
+  type ReplayedClaim,
+  replayAudit,
+} from './audit.js';
+export {
+  type CanonicalClaim,
+  logSafe,
+  type ParseResult,
+  parseClaim,
+  type RawClaim,
+  rawClaimSchema,
+  type SafeClaim,
+  safeParseClaim,
+  toWire,
+} from './claim.js';
+export { type ClientCredentialsOptions, type Credentials, clientCredentials } from './credentials.js';
+export { type Crosswalk, type CrosswalkEntry, crosswalkSnapshot } from './crosswalk.js';
+export { type DeadLetter, type DeadLetterQueue, MemoryDeadLetterQueue } from './dead-letters.js';
+export {
+  CredentialsError,
+  type FieldIssue,
+  InvalidClaimError,
+  isInvalidClaimError,
+  isRouterError,
+  isTransportError,
+  RouterClosedError,
+  RouterConfigError,
+  RouterError,
+  type RouterErrorCode,
+  TransportError,
+} from './errors.js';
+export { idempotencyKey, repairedKey } from './idempotency.js';
+export {
+  type Outcome,
+  type OutcomeBase,
+  type OutcomeKind,
+  outcomeToJSON,
+  type PaidAmounts,
+} from './outcome.js';
+export { type ContainsPhi, type LogSafe, Phi } from './phi.js';
+export {
+  createRouter,
+  type Lane,
+  type LaneBudgets,
+  type RetryOptions,
+  type Router,
+  type RouterNode,
+  type RouterOptions,
+  type SubmitOptions,
+} from './router.js';
+export {
+  type Ledger,
+  type LedgerEntry,
+  MemoryLedger,
+  MemoryNegativeCache,
+  type NegativeCache,
+} from './stores.js';
+export {
+  type Logger,
+  type MetricLabels,
+  Metrics,
+  type RouterEvent,
+  type SafeLogger,
+  safeLogger,
+} from './telemetry.js';
+export {
+  functionTransport,
+  type NodeAddress,
+  type Transport,
+  type UndiciTransportOptions,
+  undiciTransport,
+  type WireRequest,
+  type WireResponse,
+} from './transport.js';

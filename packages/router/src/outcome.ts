@@ -1,0 +1,71 @@
+import type { Decimal } from 'decimal.js';
+import type { FieldIssue } from './errors.js';
+
+/** Where a lane's claim ended up and how it got there; safe to log (no PHI). */
+export interface OutcomeBase {
+  /** The claim's idempotency key (an HMAC, no PHI); empty for an invalid claim. */
+  readonly claimKey: string;
+  /** Internal id of this submission, safe to log. */
+  readonly correlationId: string;
+  /** Every step taken, in order: `primary`, `secondary`, `repair`, `refresh`, `wait`, … */
+  readonly path: readonly string[];
+  /** Requests sent to a vendor. */
+  readonly attempts: number;
+  /** From submit to outcome, on the router's clock. */
+  readonly elapsedMs: number;
+  /** The crosswalk snapshot version, when a repair consulted it. */
+  readonly snapshotVersion?: string;
+}
+
+export interface PaidAmounts {
+  /** 505-F5 */ readonly patientPay?: Decimal;
+  /** 506-F6 */ readonly ingredientCostPaid?: Decimal;
+  /** 509-F9 */ readonly totalPaid?: Decimal;
+}
+
+/** Exactly one of these ends every submitted claim. */
+export type Outcome =
+  | (OutcomeBase & {
+      readonly kind: 'paid' | 'approved' | 'captured';
+      readonly amounts: PaidAmounts;
+      readonly authorizationNumber?: string;
+      /** The node that adjudicated it. */
+      readonly node: string;
+    })
+  | (OutcomeBase & {
+      readonly kind: 'rejected';
+      /** 511-FB codes, normalised. */
+      readonly codes: readonly string[];
+      /** The deciding group (`terminal`, `repair-routing`, …) or a local reason (`ndc_not_in_taxonomy`). */
+      readonly group: string;
+      readonly priorAuthRequired: boolean;
+      /** True when the rejection was decided locally (negative cache, crosswalk) without spending quota. */
+      readonly local: boolean;
+    })
+  | (OutcomeBase & {
+      readonly kind: 'duplicate';
+      /** 112-AN D, Q or S, or 83 among the codes. */
+      readonly status112AN?: string;
+      readonly amounts: PaidAmounts;
+      readonly node: string;
+    })
+  | (OutcomeBase & {
+      readonly kind: 'dead-lettered';
+      readonly reason: string;
+      /** The lane that takes it from the dead-letter queue (`batch` for a pos claim that ran out of time). */
+      readonly lane: 'pos' | 'batch';
+    })
+  | (OutcomeBase & {
+      readonly kind: 'needs-reconciliation';
+      /** Sent, possibly paid, answer lost; not failed over. Reverse only once the state is known. */
+      readonly reason: string;
+      readonly node: string;
+    })
+  | (OutcomeBase & { readonly kind: 'invalid'; readonly issues: readonly FieldIssue[] });
+
+export type OutcomeKind = Outcome['kind'];
+
+/** The outcome as plain JSON (decimal strings), for the audit log and the ledger store. */
+export function outcomeToJSON(o: Outcome): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
+}

@@ -1,0 +1,15 @@
+import type { Clock } from '@rxgate/ratelimit';
+
+/** Waits `ms` on the injected clock (one timer, no polling); an abort ends the wait early. */
+export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      timer.cancel();
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = clock.setTimer(ms, done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

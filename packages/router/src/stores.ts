@@ -1,0 +1,73 @@
+import type { Clock } from '@rxgate/ratelimit';
+import type { Outcome } from './outcome.js';
+
+/** What the ledger says of a claim key when a submission begins. */
+export type LedgerEntry =
+  | { readonly kind: 'owner' }
+  | { readonly kind: 'done'; readonly outcome: Outcome }
+  | { readonly kind: 'in-flight'; readonly wait: Promise<Outcome> };
+
+/**
+ * Claim ownership and finished outcomes, by idempotency key: a finished claim returns its
+ * stored outcome; a claim in flight is joined, never sent twice at once.
+ */
+export interface Ledger {
+  begin(key: string): Promise<LedgerEntry>;
+  finish(key: string, outcome: Outcome): Promise<void>;
+}
+
+/** The embedded ledger: one process. */
+export class MemoryLedger implements Ledger {
+  readonly #done = new Map<string, Outcome>();
+  readonly #inFlight = new Map<string, { promise: Promise<Outcome>; resolve: (o: Outcome) => void }>();
+
+  async begin(key: string): Promise<LedgerEntry> {
+    const done = this.#done.get(key);
+    if (done !== undefined) return { kind: 'done', outcome: done };
+    const running = this.#inFlight.get(key);
+    if (running !== undefined) return { kind: 'in-flight', wait: running.promise };
+    let resolve!: (o: Outcome) => void;
+    const promise = new Promise<Outcome>((r) => {
+      resolve = r;
+    });
+    this.#inFlight.set(key, { promise, resolve });
+    return { kind: 'owner' };
+  }
+
+  async finish(key: string, outcome: Outcome): Promise<void> {
+    // Outcomes that a later submission should retry are not final: dead letters and invalid.
+    if (outcome.kind !== 'dead-lettered' && outcome.kind !== 'invalid') this.#done.set(key, outcome);
+    const running = this.#inFlight.get(key);
+    this.#inFlight.delete(key);
+    running?.resolve(outcome);
+  }
+
+  /** Finished claims held. */
+  get size(): number {
+    return this.#done.size;
+  }
+}
+
+/** Keys the vendor answered 404 for (a BIN/PCN route or an NDC), with a TTL. */
+export interface NegativeCache {
+  has(key: string): Promise<boolean>;
+  add(key: string, ttlMs: number): Promise<void>;
+}
+
+export class MemoryNegativeCache implements NegativeCache {
+  readonly #entries = new Map<string, number>();
+  readonly #clock: Clock;
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+  async has(key: string): Promise<boolean> {
+    const until = this.#entries.get(key);
+    if (until === undefined) return false;
+    if (this.#clock.now() < until) return true;
+    this.#entries.delete(key);
+    return false;
+  }
+  async add(key: string, ttlMs: number): Promise<void> {
+    this.#entries.set(key, this.#clock.now() + ttlMs);
+  }
+}

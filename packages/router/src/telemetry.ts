@@ -1,0 +1,132 @@
+import type { LogSafe } from './phi.js';
+
+/** Metric labels: a closed set of PHI-free dimensions. */
+export interface MetricLabels {
+  readonly node?: string;
+  readonly lane?: 'pos' | 'batch';
+  readonly segment?: string;
+  readonly kind?: string;
+  readonly to?: string;
+}
+
+/** Typed router events (PHI-free by construction: see `LogSafe`). */
+export type RouterEvent =
+  | {
+      readonly type: 'attempt';
+      readonly correlationId: string;
+      readonly node: string;
+      readonly attempt: number;
+      readonly verdict: string;
+      readonly status?: number;
+      readonly latencyMs: number;
+    }
+  | {
+      readonly type: 'decision';
+      readonly correlationId: string;
+      readonly decision: string;
+      readonly waitMs?: number;
+    }
+  | {
+      readonly type: 'outcome';
+      readonly correlationId: string;
+      readonly kind: string;
+      readonly lane: 'pos' | 'batch';
+      readonly attempts: number;
+      readonly elapsedMs: number;
+      readonly path: readonly string[];
+    }
+  | {
+      readonly type: 'breaker';
+      readonly key: string;
+      readonly from: string;
+      readonly to: string;
+      readonly reason: string;
+      readonly at: number;
+    }
+  | { readonly type: 'credentials'; readonly node: string; readonly ok: boolean };
+
+/** The subset of pino's API the router calls. It only ever receives PHI-free objects. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** A logger wrapper whose signature refuses anything holding PHI at compile time. */
+export interface SafeLogger {
+  debug<T extends object>(obj: LogSafe<T>, msg?: string): void;
+  info<T extends object>(obj: LogSafe<T>, msg?: string): void;
+  warn<T extends object>(obj: LogSafe<T>, msg?: string): void;
+  error<T extends object>(obj: LogSafe<T>, msg?: string): void;
+}
+
+export function safeLogger(logger: Logger | undefined): SafeLogger {
+  const noop = () => {};
+  if (logger === undefined) return { debug: noop, info: noop, warn: noop, error: noop };
+  return {
+    debug: (o, m) => logger.debug(o, m),
+    info: (o, m) => logger.info(o, m),
+    warn: (o, m) => logger.warn(o, m),
+    error: (o, m) => logger.error(o, m),
+  };
+}
+
+/** Counters, gauges and histograms by name and labels; `snapshot()` for export. */
+export class Metrics {
+  readonly #counters = new Map<string, number>();
+  readonly #gauges = new Map<string, number>();
+  readonly #histograms = new Map<string, number[]>();
+  #overwrite = 0;
+
+  inc(name: string, labels: MetricLabels = {}, by = 1): void {
+    const k = key(name, labels);
+    this.#counters.set(k, (this.#counters.get(k) ?? 0) + by);
+  }
+
+  set(name: string, labels: MetricLabels, value: number): void {
+    this.#gauges.set(key(name, labels), value);
+  }
+
+  observe(name: string, labels: MetricLabels, value: number): void {
+    const k = key(name, labels);
+    let h = this.#histograms.get(k);
+    if (h === undefined) {
+      h = [];
+      this.#histograms.set(k, h);
+    }
+    // Keep a bounded window: enough for percentiles, never unbounded memory.
+    if (h.length < 10_000) h.push(value);
+    else h[this.#overwrite++ % h.length] = value;
+  }
+
+  snapshot(): {
+    counters: Record<string, number>;
+    gauges: Record<string, number>;
+    histograms: Record<string, { count: number; p50: number; p99: number; max: number }>;
+  } {
+    const histograms: Record<string, { count: number; p50: number; p99: number; max: number }> = {};
+    for (const [k, values] of this.#histograms) {
+      const s = [...values].sort((a, b) => a - b);
+      histograms[k] = {
+        count: s.length,
+        p50: s[Math.floor(s.length * 0.5)] ?? 0,
+        p99: s[Math.floor(s.length * 0.99)] ?? 0,
+        max: s.at(-1) ?? 0,
+      };
+    }
+    return {
+      counters: Object.fromEntries(this.#counters),
+      gauges: Object.fromEntries(this.#gauges),
+      histograms,
+    };
+  }
+}
+
+function key(name: string, labels: MetricLabels): string {
+  const parts = Object.entries(labels)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}="${String(v)}"`);
+  return parts.length === 0 ? name : `${name}{${parts.join(',')}}`;
+}

@@ -1,0 +1,90 @@
+// A test vendor speaking the JSON contract as msw handlers, with its own ledger: every
+// Idempotency-Key is adjudicated at most once and replayed after that.
+import { delay, HttpResponse, http, type RequestHandler } from 'msw';
+
+export interface VendorAnswer {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  /** Commit the claim (pay it), then answer after this delay or never. */
+  readonly commitThen?: 'hang' | number;
+  /** Delay before answering. */
+  readonly delayMs?: number;
+}
+
+export interface TestVendor {
+  readonly handlers: RequestHandler[];
+  /** Answers to give, in order (then `fallback`). */
+  readonly script: VendorAnswer[];
+  fallback: VendorAnswer;
+  /** Adjudications by idempotency key (a key paid twice would show 2). */
+  readonly paid: Map<string, number>;
+  readonly requests: Array<{ key: string; auth: string | null; body: Record<string, unknown> }>;
+  tokensIssued: number;
+  tokenTtlSeconds: number;
+}
+
+export const PAID = {
+  '112-AN': 'P',
+  '505-F5': '5.00',
+  '506-F6': '10.34',
+  '509-F9': '7.34',
+  '503-F3': 'AUTH1',
+};
+
+export function testVendor(base: string): TestVendor {
+  const v: TestVendor = {
+    handlers: [],
+    script: [],
+    fallback: { status: 200, body: PAID },
+    paid: new Map(),
+    requests: [],
+    tokensIssued: 0,
+    tokenTtlSeconds: 300,
+  };
+  const stored = new Map<string, { status: number; body: unknown }>();
+  v.handlers.push(
+    http.post(`${base}/oauth/token`, async ({ request }) => {
+      const form = await request.text();
+      if (
+        !form.includes('grant_type=client_credentials') ||
+        !request.headers.get('authorization')?.startsWith('Basic ')
+      ) {
+        return HttpResponse.json({ error: 'invalid_client' }, { status: 401 });
+      }
+      v.tokensIssued++;
+      await delay(20);
+      return HttpResponse.json({
+        access_token: `tok-${v.tokensIssued}`,
+        token_type: 'Bearer',
+        expires_in: v.tokenTtlSeconds,
+      });
+    }),
+    http.post(`${base}/adjudicate`, async ({ request }) => {
+      const key = request.headers.get('idempotency-key') ?? '';
+      const body = (await request.json()) as Record<string, unknown>;
+      v.requests.push({ key, auth: request.headers.get('authorization'), body });
+      const replay = stored.get(key);
+      if (replay !== undefined)
+        return HttpResponse.json(replay.body as object, {
+          status: replay.status,
+          headers: { 'idempotent-replayed': 'true' },
+        });
+      const answer = v.script.shift() ?? v.fallback;
+      if (answer.delayMs) await delay(answer.delayMs);
+      if (answer.status === 200 && answer.body !== undefined) {
+        const b = answer.body as Record<string, unknown>;
+        if (['P', 'A', 'C'].includes(String(b['112-AN'])) && !b['511-FB'])
+          v.paid.set(key, (v.paid.get(key) ?? 0) + 1);
+        stored.set(key, { status: 200, body: answer.body });
+      }
+      if (answer.commitThen === 'hang') await delay('infinite');
+      if (typeof answer.commitThen === 'number') await delay(answer.commitThen);
+      return HttpResponse.json((answer.body ?? {}) as object, {
+        status: answer.status,
+        ...(answer.headers ? { headers: answer.headers } : {}),
+      });
+    }),
+  );
+  return v;
+}

@@ -1,0 +1,133 @@
+import { Pool } from 'undici';
+import { TransportError } from './errors.js';
+
+/** One vendor endpoint (a node). */
+export interface NodeAddress {
+  readonly name: string;
+  /** Base URL; `/adjudicate` and `/oauth/token` are resolved under it. */
+  readonly url: string;
+}
+
+export interface WireRequest {
+  readonly method: 'POST';
+  /** Path under the node's base URL, e.g. `/adjudicate`. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export interface WireResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The body text. */
+  readonly body: string;
+}
+
+/**
+ * How requests reach a node. Rejects with {@link TransportError} when there is no answer,
+ * saying whether the request may have been processed.
+ */
+export interface Transport {
+  send(node: NodeAddress, request: WireRequest, signal: AbortSignal): Promise<WireResponse>;
+  close(): Promise<void>;
+}
+
+export interface UndiciTransportOptions {
+  /** Connections per node (keep-alive). @default 32 (a switch's usual concurrency cap) */
+  readonly connections?: number;
+  /** @default 1000 */
+  readonly connectTimeoutMs?: number;
+  /** Headers and body read timeout. @default 5000 */
+  readonly readTimeoutMs?: number;
+  /** @default 30_000 */
+  readonly keepAliveTimeoutMs?: number;
+}
+
+// Errors that mean the request never left: safe to send elsewhere.
+const NOT_SENT = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+]);
+
+/** The default transport: an undici `Pool` per node, keep-alive, split connect and read timeouts. */
+export function undiciTransport(options: UndiciTransportOptions = {}): Transport {
+  const pools = new Map<string, Pool>();
+  const poolFor = (node: NodeAddress): { pool: Pool; base: string } => {
+    const url = new URL(node.url);
+    const base = url.pathname.replace(/\/$/, '');
+    let pool = pools.get(url.origin);
+    if (pool === undefined) {
+      pool = new Pool(url.origin, {
+        connections: options.connections ?? 32,
+        connectTimeout: options.connectTimeoutMs ?? 1000,
+        headersTimeout: options.readTimeoutMs ?? 5000,
+        bodyTimeout: options.readTimeoutMs ?? 5000,
+        keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+      });
+      pools.set(url.origin, pool);
+    }
+    return { pool, base };
+  };
+  return {
+    async send(node, request, signal) {
+      const { pool, base } = poolFor(node);
+      let sent = false;
+      try {
+        const res = await pool.request({
+          method: request.method,
+          path: base + request.path,
+          headers: request.headers,
+          body: request.body,
+          signal,
+        });
+        sent = true;
+        const body = await res.body.text();
+        return { status: res.statusCode, headers: res.headers as WireResponse['headers'], body };
+      } catch (e) {
+        const code = errorCode(e);
+        // An abort or a socket error may come after the bytes left: only connect failures are safe.
+        const phase = !sent && NOT_SENT.has(code) ? 'not-sent' : 'sent';
+        throw new TransportError(phase, code, { cause: e });
+      }
+    },
+    async close() {
+      await Promise.all([...pools.values()].map((p) => p.close()));
+      pools.clear();
+    },
+  };
+}
+
+/**
+ * A transport that calls a function in the same process: for the simulator's virtual time and
+ * for benchmarks. The function may throw a {@link TransportError} to act out a lost answer.
+ */
+export function functionTransport(
+  handler: (
+    node: NodeAddress,
+    request: WireRequest,
+    signal: AbortSignal,
+  ) => Promise<WireResponse> | WireResponse,
+): Transport {
+  return {
+    send: async (node, request, signal) => handler(node, request, signal),
+    close: async () => {},
+  };
+}
+
+function errorCode(e: unknown): string {
+  if (typeof e === 'object' && e !== null) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const name = (e as { name?: unknown }).name;
+    if (name === 'AbortError') return 'ABORTED';
+    const cause = (e as { cause?: unknown }).cause;
+    if (cause !== undefined && cause !== e) return errorCode(cause);
+  }
+  return 'UNKNOWN';
+}
