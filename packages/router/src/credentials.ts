@@ -103,11 +103,30 @@ export function clientCredentials(
         );
         inFlight.set(node.name, pending);
       }
-      return (await pending).token;
+      // Joiners stop waiting on their own deadline, even when the fetch they joined goes on.
+      return (await raceAbort(pending, signal)).token;
     },
     invalidate(node, token) {
       // Only the token that failed: a claim that saw an old token must not discard the new one.
       if (cache.get(node.name)?.token === token) cache.delete(node.name);
     },
   };
+}
+
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new CredentialsError('aborted while waiting for a token'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new CredentialsError('aborted while waiting for a token'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }

@@ -19,8 +19,8 @@ import { idempotencyKey, repairedKey } from './idempotency.js';
 import type { Outcome, PaidAmounts } from './outcome.js';
 import { sleep } from './sleep.js';
 import { type Ledger, MemoryLedger, MemoryNegativeCache, type NegativeCache } from './stores.js';
-import { type Logger, Metrics, type RouterEvent, safeLogger } from './telemetry.js';
-import { type NodeAddress, type Transport, undiciTransport, type WireResponse } from './transport.js';
+import { type Logger, labels, Metrics, type RouterEvent, safeLogger } from './telemetry.js';
+import { type Transport, undiciTransport, type WireResponse } from './transport.js';
 
 export type Lane = 'pos' | 'batch';
 
@@ -178,7 +178,11 @@ export function createRouter(options: RouterOptions): Router {
   };
   const metrics = options.metrics ?? new Metrics();
   const log = safeLogger(options.logger);
-  const emit = options.onEvent ?? (() => {});
+  const onEvent = options.onEvent;
+  // Events are built only when someone listens: the hot path allocates nothing for them.
+  const emit = (make: () => RouterEvent): void => {
+    if (onEvent !== undefined) onEvent(make());
+  };
   const watched = new Set<string>();
   const inFlight = new Set<Promise<Outcome>>();
   let closed = false;
@@ -196,8 +200,11 @@ export function createRouter(options: RouterOptions): Router {
       watched.add(key);
       b.on((e: BreakerEvent) => {
         if (e.type !== 'state-change') return;
-        metrics.inc('rxgate_breaker_transitions_total', { node: nodes[i]!.name, segment, to: e.to });
-        emit({ type: 'breaker', key, from: e.from, to: e.to, reason: e.reason, at: e.at });
+        metrics.inc(
+          'rxgate_breaker_transitions_total',
+          labels(nodes[i]!.name, undefined, undefined, segment, e.to),
+        );
+        emit(() => ({ type: 'breaker', key, from: e.from, to: e.to, reason: e.reason, at: e.at }));
         log.info({ breaker: key, from: e.from, to: e.to, reason: e.reason }, 'breaker state change');
       });
     }
@@ -232,12 +239,12 @@ export function createRouter(options: RouterOptions): Router {
     };
     const decide = (decision: string, extra: Partial<AuditRecord> = {}) => {
       a.path.push(decision);
-      emit({
+      emit(() => ({
         type: 'decision',
         correlationId: a.correlationId,
         decision,
         ...(extra.waitMs === undefined ? {} : { waitMs: extra.waitMs }),
-      });
+      }));
       return record({
         at: clock.now(),
         correlationId: a.correlationId,
@@ -295,7 +302,7 @@ export function createRouter(options: RouterOptions): Router {
     // Waits within the deadline; false when the wait would miss it.
     const wait = async (ms: number, why: string): Promise<boolean> => {
       if (clock.now() + ms > a.deadline) return false;
-      metrics.observe('rxgate_wait_ms', { lane }, ms);
+      metrics.observe('rxgate_wait_ms', labels(undefined, lane), ms);
       await decide(`wait:${why}`, { waitMs: ms });
       await sleep(clock, ms, a.signal);
       return !a.signal.aborted;
@@ -347,7 +354,9 @@ export function createRouter(options: RouterOptions): Router {
         lease.release();
         await decide('breaker:rejected', { node: nodeName, waitMs: permitOrRejection.retryAfterMs });
         if (await failover('breaker-open')) continue;
-        if (await wait(Math.max(1, permitOrRejection.retryAfterMs), 'breaker')) continue;
+        // Open: wait until the next probe. Half-open with every probe slot taken (0): back off.
+        const ms = permitOrRejection.retryAfterMs > 0 ? permitOrRejection.retryAfterMs : backoff();
+        if (await wait(ms, 'breaker')) continue;
         return deadLetter('breaker-open', pinned);
       }
       const permit: Permit = permitOrRejection;
@@ -392,13 +401,13 @@ export function createRouter(options: RouterOptions): Router {
       if (verdict.quota !== undefined) {
         limiterOf(current).observe(verdict.quota);
         if (verdict.quota.remaining !== undefined)
-          metrics.set('rxgate_remaining_quota', { node: nodeName }, verdict.quota.remaining);
+          metrics.set('rxgate_remaining_quota', labels(nodeName, undefined), verdict.quota.remaining);
       }
       const codes =
         'rejectCodes' in verdict && verdict.rejectCodes ? verdict.rejectCodes.map((c) => c.code) : undefined;
-      metrics.inc('rxgate_attempts_total', { node: nodeName, kind: verdict.kind });
-      metrics.observe('rxgate_attempt_latency_ms', { node: nodeName }, latency);
-      emit({
+      metrics.inc('rxgate_attempts_total', labels(nodeName, undefined, verdict.kind));
+      metrics.observe('rxgate_attempt_latency_ms', labels(nodeName, undefined), latency);
+      emit(() => ({
         type: 'attempt',
         correlationId: a.correlationId,
         node: nodeName,
@@ -406,7 +415,7 @@ export function createRouter(options: RouterOptions): Router {
         verdict: verdict.kind,
         latencyMs: latency,
         ...(verdict.status === undefined ? {} : { status: verdict.status }),
-      });
+      }));
       await record({
         at: clock.now(),
         correlationId: a.correlationId,
@@ -492,7 +501,7 @@ export function createRouter(options: RouterOptions): Router {
           continue;
         case 'throttled': {
           // The limiter was paused or slowed by the quota signal; a bare 429 gets a jittered backoff.
-          metrics.inc('rxgate_throttled_total', { node: nodeName });
+          metrics.inc('rxgate_throttled_total', labels(nodeName, undefined));
           const ms = verdict.retryAfterMs ?? backoff();
           if (clock.now() + ms > a.deadline) {
             await decide('throttled:past-deadline', { waitMs: ms, node: nodeName });
@@ -504,7 +513,7 @@ export function createRouter(options: RouterOptions): Router {
         }
         case 'transient': {
           transientOnNode++;
-          metrics.inc('rxgate_backoffs_total', { node: nodeName });
+          metrics.inc('rxgate_backoffs_total', labels(nodeName, undefined));
           if (transientOnNode <= retry.transient) {
             const ms = verdict.retryAfterMs ?? backoff();
             if (await wait(ms, 'transient')) continue;
@@ -615,9 +624,9 @@ export function createRouter(options: RouterOptions): Router {
   }
 
   async function finishOutcome(outcome: Outcome, lane: Lane): Promise<void> {
-    metrics.inc('rxgate_outcomes_total', { kind: outcome.kind, lane });
-    metrics.observe('rxgate_claim_latency_ms', { lane }, outcome.elapsedMs);
-    emit({
+    metrics.inc('rxgate_outcomes_total', labels(undefined, lane, outcome.kind));
+    metrics.observe('rxgate_claim_latency_ms', labels(undefined, lane), outcome.elapsedMs);
+    emit(() => ({
       type: 'outcome',
       correlationId: outcome.correlationId,
       kind: outcome.kind,
@@ -625,7 +634,7 @@ export function createRouter(options: RouterOptions): Router {
       attempts: outcome.attempts,
       elapsedMs: outcome.elapsedMs,
       path: outcome.path,
-    });
+    }));
     await record({
       at: clock.now(),
       correlationId: outcome.correlationId,

@@ -19,18 +19,20 @@ export interface Ledger {
 /** The embedded ledger: one process. */
 export class MemoryLedger implements Ledger {
   readonly #done = new Map<string, Outcome>();
-  readonly #inFlight = new Map<string, { promise: Promise<Outcome>; resolve: (o: Outcome) => void }>();
+  // A claim in flight; the promise is made only when a second submission joins it.
+  readonly #inFlight = new Map<string, { promise?: Promise<Outcome>; resolve?: (o: Outcome) => void }>();
 
   async begin(key: string): Promise<LedgerEntry> {
     const done = this.#done.get(key);
     if (done !== undefined) return { kind: 'done', outcome: done };
     const running = this.#inFlight.get(key);
-    if (running !== undefined) return { kind: 'in-flight', wait: running.promise };
-    let resolve!: (o: Outcome) => void;
-    const promise = new Promise<Outcome>((r) => {
-      resolve = r;
-    });
-    this.#inFlight.set(key, { promise, resolve });
+    if (running !== undefined) {
+      running.promise ??= new Promise<Outcome>((r) => {
+        running.resolve = r;
+      });
+      return { kind: 'in-flight', wait: running.promise };
+    }
+    this.#inFlight.set(key, {});
     return { kind: 'owner' };
   }
 
@@ -39,7 +41,7 @@ export class MemoryLedger implements Ledger {
     if (outcome.kind !== 'dead-lettered' && outcome.kind !== 'invalid') this.#done.set(key, outcome);
     const running = this.#inFlight.get(key);
     this.#inFlight.delete(key);
-    running?.resolve(outcome);
+    running?.resolve?.(outcome);
   }
 
   /** Finished claims held. */

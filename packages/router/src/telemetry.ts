@@ -123,7 +123,49 @@ export class Metrics {
   }
 }
 
+// Formatting a label set is costly; callers that reuse one labels object (the router does)
+// pay for it once.
+const keyCache = new WeakMap<MetricLabels, Map<string, string>>();
+
 function key(name: string, labels: MetricLabels): string {
+  let byName = keyCache.get(labels);
+  if (byName === undefined) {
+    byName = new Map();
+    keyCache.set(labels, byName);
+  }
+  let k = byName.get(name);
+  if (k === undefined) {
+    k = formatKey(name, labels);
+    byName.set(name, k);
+  }
+  return k;
+}
+
+/** One frozen labels object per distinct combination, so metric keys are computed once. */
+export function labels(
+  node: string | undefined,
+  lane: 'pos' | 'batch' | undefined,
+  kind?: string,
+  segment?: string,
+  to?: string,
+): MetricLabels {
+  const id = `${node}|${lane}|${kind}|${segment}|${to}`;
+  let l = labelCache.get(id);
+  if (l === undefined) {
+    l = Object.freeze({
+      ...(node === undefined ? {} : { node }),
+      ...(lane === undefined ? {} : { lane }),
+      ...(kind === undefined ? {} : { kind }),
+      ...(segment === undefined ? {} : { segment }),
+      ...(to === undefined ? {} : { to }),
+    });
+    if (labelCache.size < 10_000) labelCache.set(id, l);
+  }
+  return l;
+}
+const labelCache = new Map<string, MetricLabels>();
+
+function formatKey(name: string, labels: MetricLabels): string {
   const parts = Object.entries(labels)
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => a.localeCompare(b))

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { appendFile, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { createLimiter } from '@rxgate/ratelimit';
+import { seededRandom, VirtualClock } from '@rxgate/testkit';
+import { JsonlAuditLog, replayAudit } from './audit.js';
+import { clientCredentials } from './credentials.js';
+import { createRouter } from './router.js';
+import { fakeVendor } from './test-support/fake-vendor.js';
+import { rawClaim, SECRET } from './test-support/fixtures.js';
+import { functionTransport } from './transport.js';
+
+describe('audit log', () => {
+  it('appends JSON lines, and replayAudit rebuilds every outcome from the file', async () => {
+    const file = join(tmpdir(), `rxgate-audit-${process.pid}-${Date.now()}.jsonl`);
+    const clock = new VirtualClock();
+    const vendor = fakeVendor({
+      clock,
+      random: seededRandom(3),
+      faults: [
+        ['ok', 3],
+        ['500', 1],
+        ['reject-70', 1],
+      ],
+      sharedIdempotency: false,
+    });
+    const router = createRouter({
+      nodes: [{ name: 'primary', url: 'http://p.test' }],
+      idempotencySecret: SECRET,
+      transport: functionTransport(vendor.handle),
+      limiter: createLimiter({ account: { ratePerSecond: 100, burst: 100 }, clock }),
+      audit: new JsonlAuditLog(file),
+      clock,
+      random: seededRandom(4),
+    });
+    const ps = Array.from({ length: 20 }, (_, i) =>
+      router.submit(rawClaim({ '402-D2': String(i) }), { lane: 'batch' }),
+    );
+    await clock.runAll();
+    const outcomes = await Promise.all(ps);
+    await router.close();
+    const text = await readFile(file, 'utf8');
+    assert.ok(!text.includes('ZX9900112') && !text.includes('"ANA"'), 'no PHI in the audit file');
+    await appendFile(file, '{"torn line\n');
+    const { claims, corruptLines } = await replayAudit(file);
+    assert.equal(corruptLines, 1);
+    assert.equal(claims.size, 20);
+    for (const o of outcomes) {
+      const replayed = claims.get(o.claimKey);
+      assert.equal(replayed?.outcome?.kind, o.kind);
+      assert.equal(replayed?.attempts, o.attempts);
+    }
+    await rm(file);
+  });
+});
+
+describe('client credentials', () => {
+  it('caches with a 60 s pre-expiry margin and refreshes once however many ask', async () => {
+    const clock = new VirtualClock();
+    let fetches = 0;
+    const transport = functionTransport(async () => {
+      fetches++;
+      await new Promise<void>((r) => clock.setTimer(10, r));
+      return {
+        status: 200,
+        headers: {},
+        body: JSON.stringify({ access_token: `t${fetches}`, token_type: 'Bearer', expires_in: 300 }),
+      };
+    });
+    const creds = clientCredentials({
+      clients: { p: { clientId: 'id', clientSecret: 'secret' } },
+      transport,
+      clock,
+    });
+    const node = { name: 'p', url: 'http://p.test' };
+    const signal = new AbortController().signal;
+    const first = Promise.all(Array.from({ length: 10 }, () => creds.token(node, signal)));
+    await clock.runAll();
+    assert.deepEqual(new Set(await first), new Set(['t1']));
+    await clock.advance(239_000);
+    assert.equal(await creds.token(node, signal), 't1');
+    await clock.advance(1_000);
+    const refreshed = creds.token(node, signal);
+    await clock.runAll();
+    assert.equal(await refreshed, 't2', 'refreshed 60 s before the 300 s expiry');
+    creds.invalidate(node, 't1');
+    assert.equal(await creds.token(node, signal), 't2', 'invalidating an old token keeps the new one');
+    creds.invalidate(node, 't2');
+    const forced = creds.token(node, signal);
+    await clock.runAll();
+    assert.equal(await forced, 't3');
+    assert.equal(fetches, 3);
+  });
+});

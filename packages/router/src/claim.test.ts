@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { inspect } from 'node:util';
+import { Decimal } from 'decimal.js';
+import { type CanonicalClaim, logSafe, parseClaim, safeParseClaim, toWire } from './claim.js';
+import { isInvalidClaimError } from './errors.js';
+import { idempotencyKey } from './idempotency.js';
+import { type LogSafe, Phi } from './phi.js';
+import { safeLogger } from './telemetry.js';
+import { rawClaim, SECRET } from './test-support/fixtures.js';
+
+describe('parseClaim', () => {
+  it('maps NCPDP codes to readable names, money and quantities to Decimal', () => {
+    const c = parseClaim(rawClaim());
+    assert.equal(c.productId, '00002143380');
+    assert.ok(c.quantityDispensed instanceof Decimal);
+    assert.equal(c.quantityDispensed.toFixed(3), '30.000');
+    assert.equal(c.ingredientCostSubmitted.toFixed(2), '12.34');
+    assert.equal(c.cardholderId.reveal(), 'ZX9900112');
+  });
+
+  it('round-trips to the wire with decimal strings', () => {
+    const wire = toWire(parseClaim(rawClaim({ '442-E7': '7.5', '409-D9': '3' })));
+    assert.equal(wire['442-E7'], '7.500');
+    assert.equal(wire['409-D9'], '3.00');
+    assert.deepEqual(toWire(parseClaim(rawClaim())), { ...rawClaim(), '403-D3': 0 });
+  });
+
+  it('names every bad field by its code', () => {
+    const r = safeParseClaim(
+      rawClaim({
+        '103-A3': 'X1',
+        '101-A1': '61001',
+        '201-B1': 'abc',
+        '407-D7': '0000214338',
+        '442-E7': 30,
+        '405-D5': 0,
+        '401-D1': '20260230',
+        '409-D9': '-1.00',
+        '403-D3': 1.5,
+      }),
+    );
+    assert.equal(r.ok, false);
+    assert.deepEqual(!r.ok && r.issues.map((i) => i.field).sort(), [
+      '101-A1',
+      '103-A3',
+      '201-B1',
+      '401-D1',
+      '403-D3',
+      '405-D5',
+      '407-D7',
+      '409-D9',
+      '442-E7',
+    ]);
+  });
+
+  it('says a missing field is required', () => {
+    const raw = rawClaim();
+    delete raw['302-C2'];
+    const r = safeParseClaim(raw);
+    assert.deepEqual(!r.ok && r.issues, [{ field: '302-C2', message: 'is required' }]);
+    assert.throws(() => parseClaim(raw), isInvalidClaimError);
+    assert.equal(safeParseClaim(null).ok, false);
+  });
+
+  it('refuses money and quantities as numbers: decimal strings only', () => {
+    const r = safeParseClaim(rawClaim({ '409-D9': 12.34 }));
+    assert.deepEqual(!r.ok && r.issues.map((i) => i.field), ['409-D9']);
+  });
+});
+
+describe('PHI', () => {
+  it('prints, serialises and inspects as [REDACTED]', () => {
+    const c = parseClaim(rawClaim());
+    const texts = [
+      String(c.cardholderId),
+      `${c.cardholderId}`,
+      JSON.stringify(c),
+      inspect(c, { depth: 5 }),
+      JSON.stringify({ nested: [c] }),
+    ];
+    for (const t of texts) assert.ok(!t.includes('ZX9900112') && !t.includes('ANA'), t);
+    assert.ok(JSON.stringify(c).includes('[REDACTED]'));
+  });
+
+  it('logSafe keeps no PHI, prescription number or date of service', () => {
+    const text = JSON.stringify(logSafe(parseClaim(rawClaim())));
+    for (const v of ['ZX9900112', 'ANA', '000123456', '20261130']) assert.ok(!text.includes(v));
+  });
+
+  it('the idempotency key is stable and carries no PHI in clear', () => {
+    const a = idempotencyKey(parseClaim(rawClaim()), SECRET);
+    assert.equal(idempotencyKey(parseClaim(rawClaim()), SECRET), a, 'stable across parses (and processes)');
+    assert.notEqual(
+      idempotencyKey(parseClaim(rawClaim({ '302-C2': 'OTHER1' })), SECRET),
+      a,
+      'the cardholder is part of the identity',
+    );
+    assert.notEqual(idempotencyKey(parseClaim(rawClaim()), `${SECRET}x`), a, 'keyed by the secret');
+    assert.ok(!a.includes('ZX9900112'));
+  });
+
+  it('the type system makes a claim unloggable', () => {
+    const claim: CanonicalClaim = parseClaim(rawClaim());
+    const lines: string[] = [];
+    const log = safeLogger({
+      debug: () => {},
+      info: (o) => lines.push(JSON.stringify(o)),
+      warn: () => {},
+      error: () => {},
+    });
+    log.info(logSafe(claim));
+    // @ts-expect-error: a CanonicalClaim holds Phi, so it is not LogSafe.
+    log.info({ claim });
+    // @ts-expect-error: nor is a Phi on its own, however deep.
+    log.info({ deep: { er: [claim.cardholderId] } });
+    const ok: LogSafe<{ a: string }> = { a: 'x' };
+    // @ts-expect-error: LogSafe of anything holding Phi is never.
+    const bad: LogSafe<{ p: Phi }> = { p: new Phi('x') };
+    assert.ok(ok && bad);
+    assert.equal(lines.length, 3);
+  });
+});
