@@ -134,11 +134,22 @@ function policy(
   return p;
 }
 
-/** Least sustainable first: no remaining at all, then the fewest remaining per second of window left. */
+/**
+ * Least sustainable first: no remaining at all, then the fewest remaining per second of window
+ * left. Two spellings of one policy (the same limit and remaining, as X-RateLimit-* and the
+ * IETF fields often are) count once, with the more precise reset.
+ */
 function mostRestrictive(ps: Policy[]): Policy | undefined {
   let best: Policy | undefined;
   let bestScore = Number.POSITIVE_INFINITY;
-  for (const p of ps) {
+  const same = (a: Policy, b: Policy) => a.remaining === b.remaining && (a.limit === undefined || b.limit === undefined || a.limit === b.limit);
+  const candidates = ps.filter(
+    (p) =>
+      !ps.some(
+        (q) => q !== p && same(p, q) && q.resetSeconds !== undefined && p.resetSeconds !== undefined && q.resetSeconds < p.resetSeconds && p.resetSeconds - q.resetSeconds < 1,
+      ),
+  );
+  for (const p of candidates) {
     if (p.remaining === undefined && p.limit === undefined && p.resetSeconds === undefined) continue;
     const r = p.remaining ?? p.limit ?? Number.POSITIVE_INFINITY;
     const t = p.resetSeconds ?? p.windowSeconds ?? 1;

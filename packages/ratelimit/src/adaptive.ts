@@ -24,6 +24,9 @@ export interface AdaptiveOptions {
   readonly recomputeEveryMs?: number;
 }
 
+// A refill too slow to matter before the vendor's window resets (GCRA needs a rate > 0).
+const QUOTA_FLOOR = 1e-6;
+
 export interface ResolvedAdaptive {
   readonly mode: 'cubic' | 'aimd';
   readonly beta: number;
@@ -82,6 +85,7 @@ export class RateController {
   // Quota spreading until the vendor's window resets.
   #quotaRate = Number.POSITIVE_INFINITY;
   #quotaUntil = Number.NEGATIVE_INFINITY;
+  #quotaUntilEnded = Number.NEGATIVE_INFINITY;
   #nextRecompute = Number.POSITIVE_INFINITY;
 
   constructor(level: LevelSpec, options: ResolvedAdaptive) {
@@ -131,10 +135,13 @@ export class RateController {
       if (remaining === 0) {
         if (resetSeconds > 0) pausedUntil = Math.max(pausedUntil ?? 0, windowEnd);
       } else {
+        // Never hold more than the vendor will take, and refill no faster than what is left
+        // beyond those tokens lasts until the reset: at most `remaining` go before it.
         store.adjust(this.#level, { capTokens: remaining }, now);
-        const sustainable = resetSeconds > 0 ? remaining / resetSeconds : Number.POSITIVE_INFINITY;
+        const held = store.snapshot(this.#level, now).tokens;
+        const sustainable = resetSeconds > 0 ? Math.max(0, remaining - held) / resetSeconds : Number.POSITIVE_INFINITY;
         if (sustainable < this.#level.ratePerSecond) {
-          this.#quotaRate = Math.max(this.#minRate, sustainable);
+          this.#quotaRate = Math.max(QUOTA_FLOOR, sustainable);
           this.#quotaUntil = windowEnd;
         } else {
           this.#quotaRate = Number.POSITIVE_INFINITY;
@@ -164,13 +171,16 @@ export class RateController {
     if (now < this.#nextRecompute) return undefined;
     const quotaEnded = this.#quotaUntil !== Number.NEGATIVE_INFINITY && now >= this.#quotaUntil;
     if (quotaEnded) {
+      this.#quotaUntilEnded = this.#quotaUntil;
       this.#quotaRate = Number.POSITIVE_INFINITY;
       this.#quotaUntil = Number.NEGATIVE_INFINITY;
     }
-    return this.#apply(now, store, quotaEnded ? 'quota-window-ended' : 'recover');
+    // A window that ended while nobody asked ended then: the refill since runs at the full rate.
+    const at = quotaEnded ? Math.min(now, this.#quotaUntilEnded) : now;
+    return this.#apply(now, store, quotaEnded ? 'quota-window-ended' : 'recover', at);
   }
 
-  #apply(now: number, store: RateStore, reason: AdaptReason): RateChange | undefined {
+  #apply(now: number, store: RateStore, reason: AdaptReason, at = now): RateChange | undefined {
     const configured = this.#level.ratePerSecond;
     let rate = configured;
     if (this.#recovering) {
@@ -183,8 +193,9 @@ export class RateController {
       if (recovered >= configured) this.#recovering = false;
       else rate = Math.min(rate, recovered);
     }
-    if (now < this.#quotaUntil) rate = Math.min(rate, this.#quotaRate);
     rate = Math.max(this.#minRate, rate);
+    // The vendor's own word about its window may go below the floor of our guesses.
+    if (now < this.#quotaUntil) rate = Math.min(rate, this.#quotaRate);
     this.#nextRecompute = this.#recovering
       ? now + this.#o.recomputeEveryMs
       : this.#quotaUntil > now
@@ -193,7 +204,7 @@ export class RateController {
     if (rate === this.#current) return undefined;
     const from = this.#current;
     this.#current = rate;
-    store.adjust(this.#level, { ratePerSecond: rate }, now);
+    store.adjust(this.#level, { ratePerSecond: rate }, at);
     return { level: this.#level.id, from, to: rate, reason };
   }
 }

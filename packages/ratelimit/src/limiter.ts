@@ -191,6 +191,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     snapshot(key) {
       const level = key === undefined ? accountLevel : levelOf(key);
       const now = clock.now();
+      adaptation.beforePass(now);
       const s = level
         ? store.snapshot(level, now)
         : { tokens: Number.POSITIVE_INFINITY, ratePerSecond: Number.POSITIVE_INFINITY, pausedUntil: 0 };

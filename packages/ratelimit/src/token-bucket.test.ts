@@ -223,22 +223,38 @@ describe('TokenBucket adaptation', () => {
     assert.ok(events.some((e) => e.type === 'paused' && e.until === 1500));
   });
 
-  it('spreads a low remaining quota over what is left of the window', async () => {
-    const { clock, bucket, events } = setup(20, 10);
-    // 6 left for the next 3 s: 2/s, and at most 6 at once.
-    bucket.observe({ limit: 100, remaining: 6, resetSeconds: 3 });
+  it('spreads what remains of a low quota, beyond the tokens held, over what is left of the window', async () => {
+    const { clock, bucket, events } = setup(2, 10);
+    // 8 left for the next 3 s; 2 tokens held: the other 6 come at 2/s, so 8 go before the reset.
+    bucket.observe({ limit: 100, remaining: 8, resetSeconds: 3 });
     assert.equal(bucket.ratePerSecond, 2);
+    const times: number[] = [];
+    for (let i = 0; i < 9; i++) void bucket.acquire().then(() => times.push(clock.now()));
+    await clock.advance(3000);
+    assert.deepEqual(times, [0, 0, 500, 1000, 1500, 2000, 2500, 3000]);
+    assert.equal(bucket.ratePerSecond, 10, 'the vendor window reset: back to the configured rate');
+    await clock.runAll();
+    assert.equal(times.length, 9);
+    assert.ok(events.some((e) => e.type === 'adapted' && e.reason === 'quota' && e.toPerSecond === 2));
+    assert.ok(events.some((e) => e.type === 'adapted' && e.reason === 'quota-window-ended' && e.toPerSecond === 10));
+  });
+
+  it('holds no more than the vendor will take: with the remaining quota in hand, no refill until the reset', async () => {
+    const { clock, bucket } = setup(20, 10);
+    bucket.observe({ limit: 100, remaining: 6, resetSeconds: 3 });
     assert.ok(Math.abs(bucket.tokens - 6) < 1e-9);
     const times: number[] = [];
     for (let i = 0; i < 8; i++) void bucket.acquire().then(() => times.push(clock.now()));
-    await clock.advance(2999);
-    assert.deepEqual(times, [0, 0, 0, 0, 0, 0, 500, 1000]);
-    await clock.advance(1);
-    assert.equal(bucket.ratePerSecond, 10, 'the vendor window reset: back to the configured rate');
-    assert.ok(events.some((e) => e.type === 'adapted' && e.reason === 'quota' && e.toPerSecond === 2));
-    assert.ok(
-      events.some((e) => e.type === 'adapted' && e.reason === 'quota-window-ended' && e.toPerSecond === 10),
-    );
+    await clock.runAll();
+    assert.deepEqual(times.slice(0, 6), [0, 0, 0, 0, 0, 0]);
+    assert.ok(times[6]! >= 3000, `the 7th waited for the reset, went at ${times[6]}`);
+  });
+
+  it('a plentiful remaining quota changes nothing', () => {
+    const { bucket } = setup(20, 10);
+    bucket.observe({ limit: 100, remaining: 90, resetSeconds: 5 });
+    assert.equal(bucket.ratePerSecond, 10);
+    assert.equal(bucket.tokens, 20);
   });
 
   it('a remaining quota of 0 pauses until the reset', async () => {

@@ -133,7 +133,9 @@ export class TokenBucket {
 
   /** Tokens available now (fractional). */
   get tokens(): number {
-    return this.#store.snapshot(this.#level, this.#clock.now()).tokens;
+    const now = this.#clock.now();
+    this.#adaptation.beforePass(now);
+    return this.#store.snapshot(this.#level, now).tokens;
   }
 
   /** The refill rate in force (after adaptation). */

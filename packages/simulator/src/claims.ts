@@ -1,0 +1,74 @@
+import { type Random, weighted } from './random.js';
+import type { Scenario } from './scenario.js';
+
+const FIRST = ['MARIA', 'JAMES', 'AISHA', 'WEI', 'SOFIA', 'DMITRI', 'PRIYA', 'KOFI', 'LUCIA', 'HIRO', 'FATIMA', 'OWEN'];
+const LAST = ['GARCIA', 'OKAFOR', 'NGUYEN', 'SMIRNOV', 'PATEL', 'KOWALSKI', 'MENDES', 'TANAKA', 'HASSAN', 'BRENNAN'];
+
+export interface GeneratedClaim {
+  /** Index of the claim in the run (a resubmission has its own index). */
+  readonly index: number;
+  readonly lane: 'pos' | 'batch';
+  readonly segment: string;
+  /** The wire-form claim, keyed by NCPDP field codes. */
+  readonly raw: Record<string, unknown>;
+  /** The PHI values in it, for the no-PHI invariant. */
+  readonly phi: readonly string[];
+  /** Index of the claim it resubmits, if it is a resubmission. */
+  readonly resubmitOf?: number;
+}
+
+/** Makes claim `index` from the traffic's mix and a seeded random source. */
+export function makeClaim(s: Scenario, index: number, random: Random, earlier: readonly GeneratedClaim[]): GeneratedClaim {
+  const t = s.traffic;
+  if (t.resubmitRate > 0 && earlier.length > 0 && random() < t.resubmitRate) {
+    const of = earlier[Math.floor(random() * earlier.length)]!;
+    return { ...of, index, resubmitOf: of.resubmitOf ?? of.index };
+  }
+  const payer = t.payers[pickIndex(random, t.payers.map((p) => p.weight))]!;
+  const product = t.products[pickIndex(random, t.products.map((p) => p.weight))]!;
+  const lane = weighted(random, t.lanes);
+  const segment = weighted(random, t.segments);
+  const cardholder = `ZX${String(Math.floor(random() * 1e7)).padStart(7, '0')}${index.toString(36).toUpperCase()}`;
+  const first = FIRST[Math.floor(random() * FIRST.length)]!;
+  const last = LAST[Math.floor(random() * LAST.length)]!;
+  const dob = `19${String(30 + Math.floor(random() * 70)).padStart(2, '0')}${String(1 + Math.floor(random() * 12)).padStart(2, '0')}${String(1 + Math.floor(random() * 28)).padStart(2, '0')}`;
+  // Money from whole cents: never through a float.
+  const cents = 500 + Math.floor(random() * 50_000);
+  const raw = {
+    '103-A3': 'B1',
+    '101-A1': payer.bin,
+    '104-A4': payer.pcn,
+    '301-C1': 'GRP7',
+    '302-C2': cardholder,
+    '310-CA': first,
+    '311-CB': last,
+    '304-C4': dob,
+    '201-B1': '1234567890',
+    '402-D2': String(100_000_000 + index),
+    '403-D3': 0,
+    '407-D7': product.ndc,
+    '442-E7': `${1 + Math.floor(random() * 90)}.000`,
+    '405-D5': 30,
+    '401-D1': '20261130',
+    '409-D9': `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`,
+  };
+  // Names are common words; the cardholder ID and the date of birth are the values to find.
+  return { index, lane, segment, raw, phi: [cardholder, `${first} ${last}`, dob] };
+}
+
+function pickIndex(random: Random, weights: readonly number[]): number {
+  const total = weights.reduce((a, b) => a + b, 0);
+  let x = random() * total;
+  for (let i = 0; i < weights.length; i++) {
+    x -= weights[i]!;
+    if (x < 0) return i;
+  }
+  return weights.length - 1;
+}
+
+/** The arrival rate at simulated time `t` (ms): the base rate shaped by the peaks. */
+export function rateAt(s: Scenario, t: number): number {
+  let m = 1;
+  for (const p of s.traffic.peaks) m += (p.multiplier - 1) * Math.exp(-0.5 * ((t - p.atMs) / (p.widthMs / 2)) ** 2);
+  return Math.max(0.0001, s.traffic.ratePerSecond * m);
+}

@@ -1,0 +1,184 @@
+#!/usr/bin/env node
+// rxgate-sim: run a scenario in virtual time, over loopback HTTP, or against a vendor's sandbox.
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { buildReport, formatSummary } from './report.js';
+import { runScenario } from './runner.js';
+import { loadScenario, parseScenario, SCENARIO_NAMES, type Scenario, ScenarioError } from './scenario.js';
+
+const HELP = `rxgate-sim — prove rxgate's policies under chaos
+
+Usage:
+  rxgate-sim run [scenario|file.json] [options]   run a scenario (default: pharmacy-day)
+  rxgate-sim list                                 the named scenarios
+  rxgate-sim --help
+
+Options for run:
+  --seed N                 random seed (same scenario + seed = the same run, byte for byte)
+  --claims N               number of claims
+  --duration D             simulated duration: 500ms, 90s, 10m, 24h, or milliseconds
+  --rate R                 arrival rate, claims per second
+  --limit R                the client limiter's rate (with --target: a start the vendor's headers adapt)
+  --burst B                the client limiter's burst
+  --lane pos|batch         send every claim in one lane (claims files default to batch)
+  --loopback               real HTTP to the vendor model on 127.0.0.1, at the scenario's real rate
+  --target URL             real HTTP to a vendor that speaks the contract (its sandbox)
+  --fallback URL           the fallback node with --target
+  --shared-idempotency     the nodes share one idempotency store
+  --claims-file F          JSON lines of wire-form claims to send (with --target)
+  --json                   print the JSON report instead of the summary
+  --out F                  also write the JSON report to F
+  --log-file F             write the router's log lines (JSON lines) to F
+  --audit-file F           write the audit log (JSON lines) to F
+  --no-progress            no progress bar (there is none in pipes anyway)
+
+Exit status: 0 when every threshold and invariant holds, 1 when one breaks, 2 on bad input.`;
+
+function parseDuration(v: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
+  if (!m) throw new ScenarioError('--duration', [{ path: '--duration', message: `not a duration: ${v}` }]);
+  const n = Number(m[1]);
+  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const)[(m[2] ?? 'ms') as 'ms'];
+}
+
+function num(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new ScenarioError(flag, [{ path: flag, message: `not a number: ${v}` }]);
+  return n;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      seed: { type: 'string' },
+      claims: { type: 'string' },
+      duration: { type: 'string' },
+      rate: { type: 'string' },
+      limit: { type: 'string' },
+      burst: { type: 'string' },
+      lane: { type: 'string' },
+      loopback: { type: 'boolean' },
+      target: { type: 'string' },
+      fallback: { type: 'string' },
+      'shared-idempotency': { type: 'boolean' },
+      'claims-file': { type: 'string' },
+      json: { type: 'boolean' },
+      out: { type: 'string' },
+      'log-file': { type: 'string' },
+      'audit-file': { type: 'string' },
+      'no-progress': { type: 'boolean' },
+    },
+  });
+  const [command = 'run', name = 'pharmacy-day'] = positionals;
+  if (values.help || command === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (command === 'list') {
+    for (const n of SCENARIO_NAMES) {
+      const s = await loadScenario(n);
+      process.stdout.write(`${n.padEnd(26)} ${s.description}\n`);
+    }
+    return 0;
+  }
+  if (command !== 'run') {
+    process.stderr.write(`unknown command "${command}"\n\n${HELP}\n`);
+    return 2;
+  }
+
+  const base = await loadScenario(name);
+  let claims: Array<Record<string, unknown>> | undefined;
+  if (values['claims-file']) {
+    const text = await readFile(values['claims-file'], 'utf8');
+    claims = text
+      .split(/\r?\n/)
+      .filter((l) => l.trim() !== '')
+      .map((l, i) => {
+        try {
+          return JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          throw new ScenarioError(values['claims-file']!, [{ path: `line ${i + 1}`, message: 'not JSON' }]);
+        }
+      });
+  }
+  const lane = values.lane ?? (claims ? 'batch' : undefined);
+  if (lane !== undefined && lane !== 'pos' && lane !== 'batch') throw new ScenarioError('--lane', [{ path: '--lane', message: 'must be pos or batch' }]);
+  const overridden: Scenario = parseScenario(
+    {
+      ...base,
+      seed: num('--seed', values.seed) ?? base.seed,
+      traffic: {
+        ...base.traffic,
+        ...(values.claims ? { claims: num('--claims', values.claims) } : {}),
+        ...(values.duration ? { durationMs: parseDuration(values.duration) } : {}),
+        ...(values.claims && !values.duration ? { durationMs: undefined } : {}),
+        ...(values.rate ? { ratePerSecond: num('--rate', values.rate) } : {}),
+        ...(lane ? { lanes: lane === 'pos' ? { pos: 1, batch: 0 } : { pos: 0, batch: 1 } } : {}),
+        ...(claims ? { claims: claims.length } : {}),
+      },
+      client: {
+        ...base.client,
+        limiter: { ...base.client.limiter, ...(values.limit ? { ratePerSecond: num('--limit', values.limit) } : {}), ...(values.burst ? { burst: num('--burst', values.burst) } : {}) },
+      },
+      nodes: { ...base.nodes, ...(values['shared-idempotency'] ? { sharedIdempotency: true } : {}), ...(values.fallback ? { fallback: true } : {}) },
+    },
+    name,
+  );
+
+  const mode = values.target ? 'target' : values.loopback ? 'loopback' : 'virtual';
+  const showProgress = !values['no-progress'] && !values.json && process.stderr.isTTY === true;
+  const wall0 = performance.now();
+  let lastDraw = 0;
+  const result = await runScenario(overridden, {
+    mode,
+    ...(values.target ? { target: values.target } : {}),
+    ...(values.fallback ? { fallbackTarget: values.fallback } : {}),
+    ...(claims ? { claims, asFastAsAdmitted: values.rate === undefined } : {}),
+    ...(values['log-file'] ? { logFile: values['log-file'] } : {}),
+    ...(values['audit-file'] ? { auditFile: values['audit-file'] } : {}),
+    ...(showProgress
+      ? {
+          onProgress: (p) => {
+            const now = performance.now();
+            if (now - lastDraw < 100) return;
+            lastDraw = now;
+            const total = p.total ?? Math.max(p.submitted, 1);
+            const width = 30;
+            const filled = Math.min(width, Math.round((p.settled / total) * width));
+            const sim = p.elapsedMs >= 3_600_000 ? `${(p.elapsedMs / 3_600_000).toFixed(2)} h` : `${(p.elapsedMs / 1000).toFixed(0)} s`;
+            process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.settled.toLocaleString('en')}/${total.toLocaleString('en')} claims  ${sim} ${mode === 'virtual' ? 'simulated' : 'elapsed'}   `);
+          },
+        }
+      : {}),
+  });
+  if (showProgress) process.stderr.write('\r\x1b[2K');
+  const wallMs = performance.now() - wall0;
+  const report = buildReport(result);
+  const json = `${JSON.stringify(report.json, null, 2)}\n`;
+  if (values.out) await writeFile(values.out, json);
+  if (values.json) process.stdout.write(json);
+  else process.stdout.write(`${formatSummary(result, report, { color: process.stdout.isTTY === true, wallMs })}\n`);
+  return report.ok ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof ScenarioError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exitCode = 2;
+    } else if (e instanceof Error && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`${e.message}\n\n${HELP}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`rxgate-sim: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exitCode = 2;
+    }
+  },
+);

@@ -1,0 +1,475 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { createBreakers } from '@rxgate/breaker';
+import { type Clock, createLimiter, systemClock } from '@rxgate/ratelimit';
+import {
+  type AuditRecord,
+  clientCredentials,
+  createRouter,
+  crosswalkSnapshot,
+  functionTransport,
+  JsonlAuditLog,
+  type Outcome,
+  type RouterEvent,
+  TransportError,
+  type Transport,
+  undiciTransport,
+} from '@rxgate/router';
+import { type GeneratedClaim, makeClaim, rateAt } from './claims.js';
+import { serveHandlers, vendorHandlers } from './handlers.js';
+import { HdrHistogram } from './hdr.js';
+import { PhiScanner } from './phi-scan.js';
+import { exponentialMs, stream } from './random.js';
+import { type Scenario, scenarioHash } from './scenario.js';
+import { Series } from './series.js';
+import { VirtualClock } from './virtual-clock.js';
+import { type NodeName, VendorModel } from './vendor-model.js';
+
+/** Where the claims go. */
+export type RunMode = 'virtual' | 'loopback' | 'target';
+
+export interface RunOptions {
+  /** `virtual` (default): in process, on the virtual clock. `loopback`: real HTTP to the vendor model's msw handlers on 127.0.0.1 at the real rate. `target`: real HTTP to `target`. */
+  readonly mode?: RunMode;
+  readonly target?: string;
+  readonly fallbackTarget?: string;
+  /** Claims to send instead of generated ones (`target` mode; JSON lines of wire-form claims). */
+  readonly claims?: ReadonlyArray<Record<string, unknown>>;
+  /** Write every router log line here (JSON lines). */
+  readonly logFile?: string;
+  /** Write the audit log here (JSON lines, fsync at each outcome). */
+  readonly auditFile?: string;
+  /** Keep every audit record in memory for the claims that break an invariant (replay). @default true under 50,000 claims */
+  readonly keepAudit?: boolean;
+  /** Submit claims as fast as the router admits them, ignoring the traffic rate (a claims file). */
+  readonly asFastAsAdmitted?: boolean;
+  /** Called about every simulated bucket. */
+  readonly onProgress?: (p: { readonly submitted: number; readonly settled: number; readonly total: number | undefined; readonly elapsedMs: number }) => void;
+}
+
+/** One claim's trace, for the claims that broke an invariant. */
+export interface ClaimTrace {
+  readonly index: number;
+  readonly correlationId: string;
+  readonly lane: string;
+  readonly records: readonly AuditRecord[];
+}
+
+export interface RunResult {
+  readonly scenario: Scenario;
+  readonly hash: string;
+  readonly mode: RunMode;
+  /** Simulated (virtual) or real milliseconds from the first claim to the last outcome. */
+  readonly spanMs: number;
+  readonly claims: number;
+  readonly outcomes: Readonly<Record<string, number>>;
+  readonly rejectCodes: Readonly<Record<string, number>>;
+  /** Vendor answers by status (`reset`, `refused`, `hang` for lost connections); empty against a target. */
+  readonly statuses: Readonly<Record<string, number>>;
+  readonly latency: Readonly<Record<'all' | 'pos' | 'batch', HdrHistogram>>;
+  readonly attempts: number;
+  readonly throttledAnswers: number;
+  readonly failovers: number;
+  readonly adjudicatedAnswers: number;
+  /** Vendor quota, requests per second (undefined against a target). */
+  readonly quotaPerSecond: number | undefined;
+  readonly breakerTransitions: ReadonlyArray<{ readonly at: number; readonly key: string; readonly from: string; readonly to: string; readonly reason: string }>;
+  readonly series: Series;
+  readonly invariants: Invariants;
+  /** Claims that broke an invariant, with their audit trail. */
+  readonly broken: readonly ClaimTrace[];
+  readonly slowest: ReadonlyArray<{ readonly correlationId: string; readonly lane: string; readonly elapsedMs: number; readonly kind: string }>;
+  readonly deadLettered: ReadonlyArray<{ readonly correlationId: string; readonly reason: string }>;
+  readonly faultsFired: readonly number[];
+}
+
+export interface Invariants {
+  /** Claim keys the vendor paid more than once (empty when checked and kept). */
+  readonly paidTwice: readonly string[];
+  readonly paidTwiceChecked: boolean;
+  /** Claims that did not end in exactly one outcome. */
+  readonly notExactlyOnce: readonly number[];
+  readonly phiFound: ReadonlyArray<{ readonly where: string; readonly sample: string }>;
+  readonly phiTextsScanned: number;
+  /** Most half-open probes in flight at once, per breaker, and the bound. */
+  readonly maxProbesInFlight: number;
+  readonly probeBound: number;
+  /** pos claims that finished after their deadline (+1 ms). */
+  readonly deadlineMisses: readonly number[];
+  /** After the last fault window healed: when throughput was back, and the allowed time. */
+  readonly liveness: { readonly applicable: boolean; readonly recoveredAfterMs: number | undefined; readonly withinMs: number; readonly ok: boolean };
+  /** Fault windows (by index) that never fired. */
+  readonly faultsNeverFired: readonly number[];
+}
+
+export const SIM_EPOCH = Date.UTC(2026, 10, 30, 0, 0, 0);
+const SECRET = 'rxgate-simulator-idempotency-secret';
+
+/** Runs a scenario to the end and checks every invariant. Deterministic in `virtual` mode. */
+export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<RunResult> {
+  const s = scenario;
+  const mode = options.mode ?? 'virtual';
+  const hash = scenarioHash(s);
+  const virtual = mode === 'virtual';
+  const vclock = virtual ? new VirtualClock(SIM_EPOCH) : undefined;
+  const clock: Clock = vclock ?? systemClock;
+  const start = clock.now();
+  const model = mode === 'target' ? undefined : new VendorModel(s, clock, start);
+
+  // Where requests go.
+  let transport: Transport;
+  const servers: Array<{ close(): Promise<void> }> = [];
+  const urls: Record<NodeName, string> = { primary: 'http://primary.sim', fallback: 'http://fallback.sim' };
+  if (virtual) transport = functionTransport(virtualHandler(model!, clock, s.client.readTimeoutMs));
+  else {
+    transport = undiciTransport({ readTimeoutMs: s.client.readTimeoutMs, connectTimeoutMs: 1000 });
+    if (mode === 'loopback') {
+      for (const node of ['primary', 'fallback'] as const) {
+        if (node === 'fallback' && !s.nodes.fallback) continue;
+        const server = await serveHandlers((base) => vendorHandlers(model!, node, base));
+        servers.push(server);
+        urls[node] = server.url;
+      }
+    } else {
+      if (options.target === undefined) throw new Error('target mode needs a target URL');
+      urls.primary = options.target;
+      if (options.fallbackTarget !== undefined) urls.fallback = options.fallbackTarget;
+    }
+  }
+  const hasFallback = mode === 'target' ? options.fallbackTarget !== undefined : s.nodes.fallback;
+
+  // What we watch.
+  const span = s.traffic.durationMs ?? (s.traffic.claims! / s.traffic.ratePerSecond) * 1000;
+  const series = new Series(Math.max(1000, Math.ceil(span / 300 / 1000) * 1000));
+  const phi = new PhiScanner();
+  const latency = { all: new HdrHistogram(), pos: new HdrHistogram(), batch: new HdrHistogram() };
+  const outcomes: Record<string, number> = {};
+  const rejectCodes: Record<string, number> = {};
+  const transitions: Array<{ at: number; key: string; from: string; to: string; reason: string }> = [];
+  let attempts = 0;
+  let throttledAnswers = 0;
+  let failovers = 0;
+  let adjudicatedAnswers = 0;
+  const probes = new Map<string, number>();
+  let maxProbes = 0;
+  const rel = () => clock.now() - start;
+
+  let log: WriteStream | undefined;
+  if (options.logFile) log = createWriteStream(options.logFile, { flags: 'w' });
+  const logLine = (level: string) => (obj: object, msg?: string) => {
+    const line = JSON.stringify({ level, t: Math.round(rel()), msg, ...obj });
+    phi.scan('log', line);
+    log?.write(`${line}\n`);
+  };
+  const keepAudit = options.keepAudit ?? ((s.traffic.claims ?? Number.POSITIVE_INFINITY) <= 50_000 || span <= 600_000);
+  const auditByCorrelation = new Map<string, AuditRecord[]>();
+  const fileAudit = options.auditFile ? new JsonlAuditLog(options.auditFile) : undefined;
+  const audit = {
+    append(r: AuditRecord) {
+      phi.scan('audit', JSON.stringify(r));
+      if (keepAudit) {
+        let list = auditByCorrelation.get(r.correlationId);
+        if (list === undefined) {
+          list = [];
+          auditByCorrelation.set(r.correlationId, list);
+        }
+        list.push(r);
+      }
+      return fileAudit?.append(r);
+    },
+    close: async () => {
+      await fileAudit?.close();
+    },
+  };
+  const onEvent = (e: RouterEvent) => {
+    phi.scan('event', JSON.stringify(e));
+    const b = series.at(rel());
+    if (e.type === 'attempt') {
+      attempts++;
+      b.sent++;
+      if (e.verdict === 'throttled') {
+        throttledAnswers++;
+        b.throttled++;
+      } else if (['adjudicated', 'terminal-reject', 'repairable', 'duplicate', 'routing-reject'].includes(e.verdict)) {
+        adjudicatedAnswers++;
+        b.adjudicated++;
+      }
+    } else if (e.type === 'decision' && e.decision.startsWith('failover')) {
+      failovers++;
+      b.failedOver++;
+    } else if (e.type === 'breaker') {
+      transitions.push({ at: Math.round(e.at - start), key: e.key, from: e.from, to: e.to, reason: e.reason });
+    }
+  };
+
+  const { ratePerSecond, burst, concurrency } = s.client.limiter;
+  const limiter = createLimiter({ account: { ratePerSecond, burst, ...(concurrency === undefined ? {} : { concurrency }) }, clock });
+  const b = s.client.breaker;
+  const breakers = createBreakers({
+    clock,
+    random: stream(s.seed, 'breakers'),
+    defaults: {
+      policy: { kind: 'time-window', windowMs: b.windowMs, minimumCalls: b.minimumCalls, failureRate: b.failureRate },
+      openDuration: b.openMs,
+      maxProbes: b.maxProbes,
+      successesToClose: b.successesToClose,
+    },
+    onEvent: (key, e) => {
+      // The half-open bound, watched from outside: probes of the current episode in flight.
+      if (e.type === 'state-change') probes.set(key, 0);
+      else if (e.type === 'probe-started') {
+        const n = (probes.get(key) ?? 0) + 1;
+        probes.set(key, n);
+        if (n > maxProbes) maxProbes = n;
+      } else if (e.type === 'probe-finished') probes.set(key, Math.max(0, (probes.get(key) ?? 0) - 1));
+    },
+  });
+  const nodes = [{ name: 'primary', url: urls.primary }, ...(hasFallback ? [{ name: 'fallback', url: urls.fallback }] : [])];
+  const needsAuth = mode === 'target' || s.vendor.tokenTtlSeconds !== undefined;
+  const router = createRouter({
+    nodes,
+    sharedIdempotency: s.nodes.sharedIdempotency,
+    idempotencySecret: SECRET,
+    transport,
+    limiter,
+    breakers,
+    ...(needsAuth
+      ? {
+          credentials: clientCredentials({
+            clients: { primary: { clientId: 'rxgate-sim', clientSecret: 'sim-secret' }, fallback: { clientId: 'rxgate-sim', clientSecret: 'sim-secret' } },
+            transport,
+            clock,
+          }),
+        }
+      : {}),
+    crosswalk: crosswalkSnapshot(
+      `sim-${hash}`,
+      Object.fromEntries(Object.entries(s.client.crosswalk).map(([k, e]) => [k, e.ndc === undefined ? { gpi: e.gpi } : { gpi: e.gpi, ndc: e.ndc }])),
+    ),
+    audit,
+    lanes: { pos: { default: s.client.budgets.pos.retail ?? 800, ...s.client.budgets.pos }, batch: { default: s.client.budgets.batchMs } },
+    clock,
+    random: stream(s.seed, 'router'),
+    logger: { debug: logLine('debug'), info: logLine('info'), warn: logLine('warn'), error: logLine('error') },
+    onEvent,
+  });
+
+  // Traffic.
+  const trafficRandom = stream(s.seed, 'traffic');
+  const generated: GeneratedClaim[] = [];
+  const settleCount: number[] = [];
+  const elapsed: number[] = [];
+  const correlation: string[] = [];
+  const kinds: string[] = [];
+  const deadLettered: Array<{ correlationId: string; reason: string }> = [];
+  const limit = options.claims?.length ?? s.traffic.claims ?? Number.POSITIVE_INFINITY;
+  let submitted = 0;
+  let settled = 0;
+  let trafficDone = false;
+  let lastSettledAt = start;
+  let resolveAll!: () => void;
+  const allSettled = new Promise<void>((r) => {
+    resolveAll = r;
+  });
+
+  const submitOne = () => {
+    const index = submitted++;
+    let claim: GeneratedClaim;
+    if (options.claims) {
+      const raw = options.claims[index]!;
+      claim = { index, lane: s.traffic.lanes.pos >= s.traffic.lanes.batch ? 'pos' : 'batch', segment: 'retail', raw, phi: phiOf(raw) };
+    } else claim = makeClaim(s, index, trafficRandom, generated);
+    generated.push(claim);
+    phi.add(claim.phi);
+    settleCount[index] = 0;
+    const at = clock.now();
+    series.at(at - start).submitted++;
+    router.submit(claim.raw, { lane: claim.lane, segment: claim.segment }).then(
+      (o: Outcome) => {
+        settleCount[index]!++;
+        const took = clock.now() - at;
+        elapsed[index] = took;
+        correlation[index] = o.correlationId;
+        kinds[index] = o.kind;
+        outcomes[o.kind] = (outcomes[o.kind] ?? 0) + 1;
+        if (o.kind === 'rejected') for (const c of o.codes) rejectCodes[c] = (rejectCodes[c] ?? 0) + 1;
+        if (o.kind === 'dead-lettered' && deadLettered.length < 1000) deadLettered.push({ correlationId: o.correlationId, reason: o.reason });
+        latency.all.record(took);
+        latency[claim.lane].record(took);
+        const bucket = series.at(clock.now() - start);
+        bucket.latency[claim.lane].record(took);
+        bucket.outcomes[o.kind] = (bucket.outcomes[o.kind] ?? 0) + 1;
+        lastSettledAt = clock.now();
+        if (++settled === submitted && trafficDone) resolveAll();
+      },
+      () => {
+        settleCount[index]!++;
+        if (++settled === submitted && trafficDone) resolveAll();
+      },
+    );
+  };
+  const finishTraffic = () => {
+    trafficDone = true;
+    if (settled === submitted) resolveAll();
+  };
+  const spaced = options.asFastAsAdmitted === true;
+  const scheduleNext = () => {
+    const t = rel();
+    if (submitted >= limit || (s.traffic.durationMs !== undefined && t >= s.traffic.durationMs)) {
+      finishTraffic();
+      return;
+    }
+    submitOne();
+    const r = rateAt(s, t);
+    const gap = spaced ? 0 : s.traffic.profile === 'constant' ? 1000 / r : exponentialMs(trafficRandom, r);
+    clock.setTimer(gap, scheduleNext);
+  };
+  for (const burst of s.traffic.bursts) {
+    clock.setTimer(burst.atMs, () => {
+      for (let i = 0; i < burst.count && submitted < limit; i++) submitOne();
+    });
+  }
+  clock.setTimer(0, scheduleNext);
+
+  // Sample the vendor's quota and the limiter's rate once a bucket, until everything settled.
+  const sample = () => {
+    const bucket = series.at(rel() - 1);
+    if (model) bucket.remaining = model.remaining('primary');
+    bucket.limiterRate = limiter.snapshot().ratePerSecond;
+    options.onProgress?.({ submitted, settled, total: Number.isFinite(limit) ? limit : undefined, elapsedMs: rel() });
+    if (!(trafficDone && settled === submitted)) clock.setTimer(series.bucketMs, sample);
+  };
+  clock.setTimer(series.bucketMs, sample);
+
+  if (vclock) await vclock.run();
+  await allSettled;
+  await router.close();
+  await Promise.all(servers.map((x) => x.close()));
+  if (log) await new Promise<void>((r) => log.end(r));
+
+  // Invariants.
+  const total = submitted;
+  const notExactlyOnce: number[] = [];
+  for (let i = 0; i < total; i++) if (settleCount[i] !== 1) notExactlyOnce.push(i);
+  const paidTwice = model ? [...model.payments].filter(([, n]) => n > 1).map(([k]) => k) : [];
+  const deadlineMisses: number[] = [];
+  for (let i = 0; i < total; i++) {
+    const c = generated[i]!;
+    if (c.lane !== 'pos') continue;
+    const budget = s.client.budgets.pos[c.segment] ?? s.client.budgets.pos.retail ?? 800;
+    if ((elapsed[i] ?? 0) > budget + 1) deadlineMisses.push(i);
+  }
+  const liveness = checkLiveness(s, series, model?.quotaPerSecond, lastSettledAt - start);
+  const faultsFired = model ? [...model.faultsFired] : s.faults.map(() => 0);
+  const invariants: Invariants = {
+    paidTwice,
+    paidTwiceChecked: model !== undefined,
+    notExactlyOnce,
+    phiFound: phi.found,
+    phiTextsScanned: phi.scanned,
+    maxProbesInFlight: maxProbes,
+    probeBound: s.client.breaker.maxProbes,
+    deadlineMisses,
+    liveness,
+    faultsNeverFired: model ? faultsFired.flatMap((n, i) => (n === 0 ? [i] : [])) : [],
+  };
+  const brokenIdx = [...new Set([...notExactlyOnce, ...deadlineMisses])].slice(0, 50);
+  const broken: ClaimTrace[] = brokenIdx.map((i) => ({
+    index: i,
+    correlationId: correlation[i] ?? '',
+    lane: generated[i]!.lane,
+    records: auditByCorrelation.get(correlation[i] ?? '') ?? [],
+  }));
+  const slowest = [...elapsed.keys()]
+    .filter((i) => elapsed[i] !== undefined)
+    .sort((a, b) => elapsed[b]! - elapsed[a]! || a - b)
+    .slice(0, 10)
+    .map((i) => ({ correlationId: correlation[i]!, lane: generated[i]!.lane, elapsedMs: Math.round(elapsed[i]! * 100) / 100, kind: kinds[i]! }));
+
+  return {
+    scenario: s,
+    hash,
+    mode,
+    spanMs: lastSettledAt - start,
+    claims: total,
+    outcomes,
+    rejectCodes,
+    statuses: model ? Object.fromEntries(model.statuses) : {},
+    latency,
+    attempts,
+    throttledAnswers,
+    failovers,
+    adjudicatedAnswers,
+    quotaPerSecond: model?.quotaPerSecond,
+    breakerTransitions: transitions,
+    series,
+    invariants,
+    broken,
+    slowest,
+    deadLettered,
+    faultsFired,
+  };
+}
+
+function virtualHandler(model: VendorModel, clock: Clock, readTimeoutMs: number) {
+  return (node: { name: string }, req: { path: string; headers: Readonly<Record<string, string>>; body: string }, signal: AbortSignal) => {
+    const action = model.handle(node.name as NodeName, req);
+    const wait = (ms: number): Promise<void> =>
+      new Promise((resolve, reject) => {
+        if (signal.aborted) {
+          reject(new TransportError('sent', 'ABORTED'));
+          return;
+        }
+        const timedOut = ms > readTimeoutMs;
+        const onAbort = () => {
+          timer.cancel();
+          reject(new TransportError('sent', 'ABORTED'));
+        };
+        const timer = clock.setTimer(Math.min(ms, readTimeoutMs), () => {
+          signal.removeEventListener('abort', onAbort);
+          if (timedOut) reject(new TransportError('sent', 'UND_ERR_HEADERS_TIMEOUT'));
+          else resolve();
+        });
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    switch (action.kind) {
+      case 'respond':
+        return wait(action.delayMs).then(() => ({ status: action.status, headers: action.headers, body: action.body }));
+      case 'refuse':
+        return wait(action.delayMs).then(() => {
+          throw new TransportError('not-sent', 'ECONNREFUSED');
+        });
+      case 'reset':
+        return wait(action.delayMs).then(() => {
+          throw new TransportError('sent', 'ECONNRESET');
+        });
+      case 'hang':
+        return wait(Number.POSITIVE_INFINITY).then(() => {
+          throw new TransportError('sent', 'UND_ERR_HEADERS_TIMEOUT');
+        });
+    }
+  };
+}
+
+function checkLiveness(s: Scenario, series: Series, quota: number | undefined, spanMs: number): Invariants['liveness'] {
+  const withinMs = s.liveness.withinMs;
+  if (s.faults.length === 0) return { applicable: false, recoveredAfterMs: undefined, withinMs, ok: true };
+  const healedAt = Math.max(...s.faults.map((f) => f.endMs));
+  const after = series.buckets.filter((b) => b.t >= healedAt && b.t + series.bucketMs <= spanMs);
+  // Throughput "returns to the quota": adjudicated answers reach 90 % of what the traffic and
+  // the quota allow in a bucket (the lesser of the claims offered and the quota).
+  const capacity = Math.min(quota ?? Number.POSITIVE_INFINITY, s.client.limiter.ratePerSecond) * (series.bucketMs / 1000);
+  const busy = after.filter((b) => b.submitted >= 1);
+  if (busy.length < 2) return { applicable: false, recoveredAfterMs: undefined, withinMs, ok: true };
+  for (const b of busy) {
+    const expected = Math.min(capacity, b.submitted);
+    if (b.adjudicated >= 0.9 * expected) {
+      const recoveredAfterMs = Math.max(0, b.t - healedAt);
+      return { applicable: true, recoveredAfterMs, withinMs, ok: recoveredAfterMs <= withinMs };
+    }
+  }
+  return { applicable: true, recoveredAfterMs: undefined, withinMs, ok: false };
+}
+
+function phiOf(raw: Record<string, unknown>): string[] {
+  return ['302-C2', '310-CA', '311-CB', '304-C4'].flatMap((k) => (typeof raw[k] === 'string' ? [raw[k] as string] : []));
+}

@@ -1,0 +1,287 @@
+import type { Clock } from '@rxgate/ratelimit';
+import { Decimal } from 'decimal.js';
+import { type Random, logNormal, stream, weighted } from './random.js';
+import type { FaultKind, Scenario } from './scenario.js';
+
+export type NodeName = 'primary' | 'fallback';
+
+/** What the vendor does with one request. */
+export type VendorAction =
+  | { readonly kind: 'respond'; readonly status: number; readonly headers: Record<string, string>; readonly body: string; readonly delayMs: number }
+  /** The connection is refused: the request never left. */
+  | { readonly kind: 'refuse'; readonly delayMs: number }
+  /** The connection resets after the request left (committed or not, the client cannot tell). */
+  | { readonly kind: 'reset'; readonly delayMs: number }
+  /** No answer, ever. */
+  | { readonly kind: 'hang' };
+
+export interface VendorRequest {
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly body: string;
+}
+
+interface Quota {
+  remaining(now: number): number;
+  /** Takes one request; false when over quota. */
+  take(now: number, scale: number): boolean;
+  headers(now: number): Record<string, string>;
+  /** Milliseconds until a request would be allowed again. */
+  retryAfterMs(now: number): number;
+}
+
+/**
+ * The vendor of a simulation: its quota, latency, faults, tokens and, above all, its ledger.
+ * Every answer is stored by Idempotency-Key and replayed; `payments` counts adjudications by
+ * claim (a key paid twice would show 2). Defined once; served in process (virtual time) or as
+ * msw handlers (loopback HTTP).
+ */
+export class VendorModel {
+  readonly #s: Scenario;
+  readonly #clock: Clock;
+  readonly #start: number;
+  readonly #random: Random;
+  readonly #quota = new Map<NodeName, Quota>();
+  readonly #stores = new Map<string, Map<string, { status: number; body: string }>>();
+  readonly #tokens = new Map<string, number>();
+  #tokenSeq = 0;
+  /** Adjudications that paid, by claim identity (the key without a repair suffix). */
+  readonly payments = new Map<string, number>();
+  /** Times each fault window fired. */
+  readonly faultsFired: number[];
+  /** Answers by HTTP status (network failures as `reset`, `refused`, `hang`). */
+  readonly statuses = new Map<string, number>();
+  requests = 0;
+
+  constructor(scenario: Scenario, clock: Clock, start: number) {
+    this.#s = scenario;
+    this.#clock = clock;
+    this.#start = start;
+    this.#random = stream(scenario.seed, 'vendor');
+    this.faultsFired = scenario.faults.map(() => 0);
+    for (const node of ['primary', 'fallback'] as const) this.#quota.set(node, makeQuota(scenario.vendor.quota, start));
+  }
+
+  /** Requests the node would still take now. */
+  remaining(node: NodeName): number {
+    return this.#quota.get(node)!.remaining(this.#clock.now());
+  }
+
+  /** The quota rate in requests per second. */
+  get quotaPerSecond(): number {
+    const q = this.#s.vendor.quota;
+    return q.kind === 'window' ? (q.limit * 1000) / q.windowMs : q.ratePerSecond;
+  }
+
+  handle(node: NodeName, req: VendorRequest): VendorAction {
+    this.requests++;
+    const now = this.#clock.now();
+    const t = now - this.#start;
+    const v = this.#s.vendor;
+    const spike = this.#fault('latency-spike', node, t) !== undefined ? 5 : 1;
+    const delayMs = logNormal(this.#random, v.latency.medianMs, v.latency.p99Ms) * spike;
+    const json = (status: number, body: unknown, headers: Record<string, string> = {}): VendorAction => {
+      this.#count(String(status));
+      return { kind: 'respond', status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), delayMs };
+    };
+
+    if (this.#fault('outage', node, t) !== undefined) return this.#net('refused', { kind: 'refuse', delayMs: Math.min(delayMs, 5) });
+
+    if (req.path.endsWith('/oauth/token')) {
+      if (!req.body.includes('grant_type=client_credentials') || !req.headers.authorization?.startsWith('Basic ')) return json(401, { error: 'invalid_client' });
+      const token = `tok-${node}-${++this.#tokenSeq}`;
+      const ttl = v.tokenTtlSeconds ?? 300;
+      this.#tokens.set(token, now + ttl * 1000);
+      return json(200, { access_token: token, token_type: 'Bearer', expires_in: ttl });
+    }
+    if (!req.path.endsWith('/adjudicate')) return json(404, { error: 'not_found' });
+
+    const maintenance = this.#fault('503-maintenance', node, t);
+    if (maintenance !== undefined) {
+      const endsIn = this.#s.faults[maintenance]!.endMs - t;
+      return json(503, { error: 'maintenance' }, { 'retry-after': String(Math.max(1, Math.ceil(endsIn / 1000))) });
+    }
+    if (v.tokenTtlSeconds !== undefined) {
+      const token = req.headers.authorization?.replace(/^Bearer /, '') ?? '';
+      const expiresAt = this.#tokens.get(token);
+      const revoked = this.#revokedBefore(node, t);
+      const issuedAt = expiresAt === undefined ? 0 : expiresAt - v.tokenTtlSeconds * 1000 - this.#start;
+      if (expiresAt === undefined || now >= expiresAt || (revoked !== undefined && issuedAt < revoked)) return json(401, { error: 'token_expired' });
+    }
+
+    // The quota: a storm shrinks it; 503-throttle answers the excess with a 503.
+    const quota = this.#quota.get(node)!;
+    const storm = this.#fault('429-storm', node, t) !== undefined ? 0.25 : 1;
+    if (!quota.take(now, storm)) {
+      const wait = quota.retryAfterMs(now);
+      const retryAfter = v.retryAfter === 'http-date' ? new Date(now + wait + 999).toUTCString() : String(Math.max(1, Math.ceil(wait / 1000)));
+      const headers = { ...quota.headers(now), 'retry-after': retryAfter, date: new Date(now).toUTCString() };
+      return json(this.#fault('503-throttle', node, t) !== undefined ? 503 : 429, {}, headers);
+    }
+    const quotaHeaders = quota.headers(now);
+
+    const key = req.headers['idempotency-key'] ?? '';
+    const store = this.#storeOf(node);
+    const stored = store.get(key);
+    if (stored !== undefined) {
+      this.#count(`${stored.status}`);
+      return { kind: 'respond', status: stored.status, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true', ...quotaHeaders }, body: stored.body, delayMs };
+    }
+
+    if (this.#fault('timeout', node, t) !== undefined) return this.#net('hang', { kind: 'hang' });
+    if (this.#fault('reset', node, t) !== undefined) return this.#net('reset', { kind: 'reset', delayMs });
+    if (this.#fault('server-error', node, t) !== undefined) return json([500, 502, 504][Math.floor(this.#random() * 3)]!, { error: 'server' }, quotaHeaders);
+    if (this.#fault('host-error', node, t) !== undefined) return json(200, { '112-AN': 'R', '511-FB': [this.#random() < 0.5 ? '92' : '95'] }, quotaHeaders);
+
+    let claim: Record<string, unknown>;
+    try {
+      claim = JSON.parse(req.body) as Record<string, unknown>;
+    } catch {
+      return json(400, { error: 'invalid', field: '(body)' }, quotaHeaders);
+    }
+    if (v.unknownRoutes.includes(`${claim['101-A1']}/${claim['104-A4']}`)) return json(404, { error: 'unknown_route', field: '104-A4' }, quotaHeaders);
+    const productId = String(claim['407-D7']);
+    if (v.unknownProducts.includes(productId)) return json(404, { error: 'unknown_product', field: '407-D7' }, quotaHeaders);
+
+    const answer = this.#adjudicate(claim, productId);
+    store.set(key, { status: 200, body: answer });
+    if (answer.includes('"112-AN":"P"')) {
+      const identity = key.split('.')[0]!;
+      this.payments.set(identity, (this.payments.get(identity) ?? 0) + 1);
+    }
+    // It paid; now it may lose the answer.
+    if (this.#fault('ambiguous-commit', node, t) !== undefined) return this.#net('reset', this.#random() < 0.5 ? { kind: 'reset', delayMs } : { kind: 'hang' });
+    this.#count('200');
+    return { kind: 'respond', status: 200, headers: { 'content-type': 'application/json', ...quotaHeaders }, body: answer, delayMs };
+  }
+
+  #adjudicate(claim: Record<string, unknown>, productId: string): string {
+    if (this.#s.vendor.repairable.includes(productId)) return JSON.stringify({ '112-AN': 'R', '511-FB': ['21'] });
+    const rejects = this.#s.vendor.rejects;
+    const x = this.#random();
+    let acc = 0;
+    for (const [code, p] of Object.entries(rejects)) {
+      acc += p;
+      if (x < acc) return JSON.stringify({ '112-AN': 'R', '511-FB': [code] });
+    }
+    // Paid: amounts computed in decimal, sent as decimal strings.
+    const cost = new Decimal(String(claim['409-D9'] ?? '0'));
+    const copay = Decimal.min(cost, new Decimal(weighted(this.#random, { '0.00': 1, '5.00': 3, '10.00': 2 })));
+    return JSON.stringify({
+      '112-AN': 'P',
+      '505-F5': copay.toFixed(2),
+      '506-F6': cost.toFixed(2),
+      '509-F9': cost.minus(copay).toFixed(2),
+      '503-F3': `A${Math.floor(this.#random() * 1e9).toString(36).toUpperCase()}`,
+    });
+  }
+
+  #fault(kind: FaultKind, node: NodeName, t: number): number | undefined {
+    const faults = this.#s.faults;
+    for (let i = 0; i < faults.length; i++) {
+      const f = faults[i]!;
+      if (f.kind !== kind || t < f.startMs || t >= f.endMs || (f.node !== 'all' && f.node !== node)) continue;
+      if (f.probability < 1 && this.#random() >= f.probability) continue;
+      this.faultsFired[i]!++;
+      return i;
+    }
+    return undefined;
+  }
+
+  // Credential expiry: tokens issued before the window's start are refused during and after it.
+  #revokedBefore(node: NodeName, t: number): number | undefined {
+    let at: number | undefined;
+    this.#s.faults.forEach((f, i) => {
+      if (f.kind === 'credential-expiry' && t >= f.startMs && (f.node === 'all' || f.node === node)) {
+        at = Math.max(at ?? 0, f.startMs);
+        if (t < f.endMs) this.faultsFired[i]!++;
+      }
+    });
+    return at;
+  }
+
+  #storeOf(node: NodeName): Map<string, { status: number; body: string }> {
+    const name = this.#s.nodes.sharedIdempotency ? '*' : node;
+    let s = this.#stores.get(name);
+    if (s === undefined) {
+      s = new Map();
+      this.#stores.set(name, s);
+    }
+    return s;
+  }
+
+  #count(status: string): void {
+    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
+  }
+
+  #net(status: string, action: VendorAction): VendorAction {
+    this.#count(status);
+    return action;
+  }
+}
+
+function makeQuota(q: Scenario['vendor']['quota'], start: number): Quota {
+  if (q.kind === 'window') {
+    let windowStart = start;
+    let used = 0;
+    const roll = (now: number) => {
+      if (now >= windowStart + q.windowMs) {
+        windowStart += Math.floor((now - windowStart) / q.windowMs) * q.windowMs;
+        used = 0;
+      }
+    };
+    const resetSeconds = (now: number) => (windowStart + q.windowMs - now) / 1000;
+    return {
+      remaining: (now) => {
+        roll(now);
+        return q.limit - used;
+      },
+      take: (now, scale) => {
+        roll(now);
+        if (used >= Math.max(1, Math.floor(q.limit * scale))) return false;
+        used++;
+        return true;
+      },
+      headers: (now) => {
+        const remaining = Math.max(0, q.limit - used);
+        const reset = Math.max(0, Math.ceil(resetSeconds(now)));
+        return {
+          'x-ratelimit-limit': String(q.limit),
+          'x-ratelimit-remaining': String(remaining),
+          // Fractional seconds, as vendors with short windows send them; IETF `t` is whole seconds.
+          'x-ratelimit-reset': resetSeconds(now).toFixed(3),
+          'ratelimit-policy': `"default";q=${q.limit};w=${Math.max(1, Math.round(q.windowMs / 1000))}`,
+          ratelimit: `"default";r=${remaining};t=${reset}`,
+        };
+      },
+      retryAfterMs: (now) => Math.max(0, windowStart + q.windowMs - now),
+    };
+  }
+  let tokens = q.burst;
+  let last = start;
+  const refill = (now: number, scale = 1) => {
+    tokens = Math.min(q.burst, tokens + ((now - last) / 1000) * q.ratePerSecond * scale);
+    last = now;
+  };
+  return {
+    remaining: (now) => {
+      refill(now);
+      return Math.floor(tokens);
+    },
+    take: (now, scale) => {
+      refill(now, scale);
+      if (tokens < 1) return false;
+      tokens -= 1;
+      return true;
+    },
+    headers: (now) => {
+      refill(now);
+      return {
+        'x-ratelimit-limit': String(q.burst),
+        'x-ratelimit-remaining': String(Math.floor(tokens)),
+        'x-ratelimit-reset': String(Math.ceil((q.burst - tokens) / q.ratePerSecond)),
+      };
+    },
+    retryAfterMs: () => Math.max(0, ((1 - tokens) / q.ratePerSecond) * 1000),
+  };
+}
