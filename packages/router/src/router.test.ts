@@ -146,6 +146,25 @@ describe('router over HTTP: verdict branches', () => {
     await router.close();
   });
 
+  it('a refused connection counts against the breaker and fails over', async () => {
+    const s = await vendorNode();
+    const breakers = createBreakers({ defaults: { policy: { kind: 'consecutive', threshold: 2 } } });
+    const router = createRouter({
+      nodes: [
+        { name: 'primary', url: 'http://127.0.0.1:1' },
+        { name: 'secondary', url: s.server.url },
+      ],
+      idempotencySecret: SECRET,
+      breakers,
+      limiter: createLimiter({ account: { ratePerSecond: 1000, burst: 100 } }),
+      retry: { transientRetries: 1, baseMs: 5 },
+    });
+    const o = await router.submit(rawClaim());
+    assert.equal(o.kind === 'paid' && o.node, 'secondary');
+    assert.equal(breakers.get('primary:retail').state, 'open', 'ECONNREFUSED is the vendor failing, not a local refusal');
+    await router.close();
+  });
+
   it('5xx then failover', async () => {
     const { router, primary, secondary } = await setup({ retry: { transientRetries: 2, baseMs: 5 } }, true);
     primary.fallback = { status: 502 };

@@ -108,6 +108,9 @@ export interface Router {
   readonly inFlight: number;
 }
 
+// A Retry-After at least this long on a fault is a maintenance window, not a blip.
+const MAINTENANCE_MS = 1000;
+
 const DEFAULT_LANES: LaneBudgets = {
   pos: { default: 800, retail: 800, specialty: 1200 },
   batch: { default: 3_600_000 },
@@ -184,6 +187,8 @@ export function createRouter(options: RouterOptions): Router {
     if (onEvent !== undefined) onEvent(make());
   };
   const watched = new Set<string>();
+  // Nodes that announced downtime (503 + Retry-After), by index: until when.
+  const downUntil = new Map<number, number>();
   const inFlight = new Set<Promise<Outcome>>();
   let closed = false;
   let sequence = 0;
@@ -313,9 +318,10 @@ export function createRouter(options: RouterOptions): Router {
       if (a.signal.aborted) return deadLetter(clock.now() >= a.deadline ? 'deadline' : 'aborted', pinned);
       if (clock.now() >= a.deadline) return deadLetter('deadline', pinned);
 
-      // The primary's breaker is open: go to the fallback now, when allowed.
-      if (pinned === undefined && node === 0 && nodes.length > 1 && breakerOf(0, segment).state === 'open') {
-        await failover('breaker-open');
+      // The primary's breaker is open, or it said it is down for maintenance: go to the fallback now, when allowed.
+      if (pinned === undefined && node === 0 && nodes.length > 1) {
+        if (breakerOf(0, segment).state === 'open') await failover('breaker-open');
+        else if ((downUntil.get(0) ?? 0) > clock.now()) await failover('maintenance');
       }
       const current = pinned ?? node;
       const nodeName = nodes[current]!.name;
@@ -392,14 +398,19 @@ export function createRouter(options: RouterOptions): Router {
           },
         );
       } catch (e) {
-        verdict = classify({ error: e, phase: isTransportError(e) ? e.phase : 'sent' });
+        // Classify the network's own error (its code), not our wrapper around it.
+        verdict = isTransportError(e)
+          ? classify({ error: { code: e.transportCode, name: 'TransportError' }, phase: e.phase })
+          : classify({ error: e, phase: 'sent' });
       } finally {
         lease.release();
       }
       const latency = clock.now() - sentAt;
       permit[verdict.breaker]();
       if (verdict.quota !== undefined) {
-        limiterOf(current).observe(verdict.quota);
+        // A Retry-After on a throttle pauses the quota; on a fault (maintenance) it is about the
+        // node, not the quota, and must not hold up the other node's claims.
+        limiterOf(current).observe(verdict.kind === 'throttled' ? verdict.quota : withoutRetryAfter(verdict.quota));
         if (verdict.quota.remaining !== undefined)
           metrics.set('rxgate_remaining_quota', labels(nodeName, undefined), verdict.quota.remaining);
       }
@@ -514,6 +525,12 @@ export function createRouter(options: RouterOptions): Router {
         case 'transient': {
           transientOnNode++;
           metrics.inc('rxgate_backoffs_total', labels(nodeName, undefined));
+          // A node that names its own downtime (503 with Retry-After) is down for that long:
+          // every claim goes around it, as a breaker opened for the window would.
+          if (verdict.retryAfterMs !== undefined && verdict.retryAfterMs >= MAINTENANCE_MS && verdict.breaker === 'failure') {
+            downUntil.set(current, Math.max(downUntil.get(current) ?? 0, clock.now() + verdict.retryAfterMs));
+            if (await failover('maintenance')) continue;
+          }
           if (transientOnNode <= retry.transient) {
             const ms = verdict.retryAfterMs ?? backoff();
             if (await wait(ms, 'transient')) continue;
@@ -726,4 +743,10 @@ function auditView(o: Outcome): Record<string, unknown> {
       break;
   }
   return view;
+}
+
+function withoutRetryAfter(q: NonNullable<Verdict['quota']>): NonNullable<Verdict['quota']> {
+  if (q.retryAfterMs === undefined) return q;
+  const { retryAfterMs: _, ...rest } = q;
+  return rest;
 }

@@ -160,12 +160,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     phi.scan('log', line);
     log?.write(`${line}\n`);
   };
-  const keepAudit = options.keepAudit ?? ((s.traffic.claims ?? Number.POSITIVE_INFINITY) <= 50_000 || span <= 600_000);
+  // Audit records are kept while a claim is in flight, and afterwards only if it broke an invariant.
+  const keepAudit = options.keepAudit ?? true;
   const auditByCorrelation = new Map<string, AuditRecord[]>();
   const fileAudit = options.auditFile ? new JsonlAuditLog(options.auditFile) : undefined;
   const audit = {
     append(r: AuditRecord) {
-      phi.scan('audit', JSON.stringify(r));
+      phi.scanValue('audit', r);
       if (keepAudit) {
         let list = auditByCorrelation.get(r.correlationId);
         if (list === undefined) {
@@ -181,7 +182,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     },
   };
   const onEvent = (e: RouterEvent) => {
-    phi.scan('event', JSON.stringify(e));
+    phi.scanValue('event', e);
     const b = series.at(rel());
     if (e.type === 'attempt') {
       attempts++;
@@ -299,6 +300,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         bucket.latency[claim.lane].record(took);
         bucket.outcomes[o.kind] = (bucket.outcomes[o.kind] ?? 0) + 1;
         lastSettledAt = clock.now();
+        const budget = claim.lane === 'pos' ? (s.client.budgets.pos[claim.segment] ?? s.client.budgets.pos.retail ?? 800) : Number.POSITIVE_INFINITY;
+        if (settleCount[index] === 1 && took <= budget + 1) auditByCorrelation.delete(o.correlationId);
         if (++settled === submitted && trafficDone) resolveAll();
       },
       () => {

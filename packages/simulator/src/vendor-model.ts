@@ -44,6 +44,8 @@ export class VendorModel {
   readonly #quota = new Map<NodeName, Quota>();
   readonly #stores = new Map<string, Map<string, { status: number; body: string }>>();
   readonly #tokens = new Map<string, number>();
+  // Fault windows by kind: most requests meet no fault, and find that out in one lookup.
+  readonly #byKind = new Map<FaultKind, number[]>();
   #tokenSeq = 0;
   /** Adjudications that paid, by claim identity (the key without a repair suffix). */
   readonly payments = new Map<string, number>();
@@ -59,6 +61,7 @@ export class VendorModel {
     this.#start = start;
     this.#random = stream(scenario.seed, 'vendor');
     this.faultsFired = scenario.faults.map(() => 0);
+    scenario.faults.forEach((f, i) => this.#byKind.set(f.kind, [...(this.#byKind.get(f.kind) ?? []), i]));
     for (const node of ['primary', 'fallback'] as const) this.#quota.set(node, makeQuota(scenario.vendor.quota, start));
   }
 
@@ -178,9 +181,11 @@ export class VendorModel {
 
   #fault(kind: FaultKind, node: NodeName, t: number): number | undefined {
     const faults = this.#s.faults;
-    for (let i = 0; i < faults.length; i++) {
+    const indices = this.#byKind.get(kind);
+    if (indices === undefined) return undefined;
+    for (const i of indices) {
       const f = faults[i]!;
-      if (f.kind !== kind || t < f.startMs || t >= f.endMs || (f.node !== 'all' && f.node !== node)) continue;
+      if (t < f.startMs || t >= f.endMs || (f.node !== 'all' && f.node !== node)) continue;
       if (f.probability < 1 && this.#random() >= f.probability) continue;
       this.faultsFired[i]!++;
       return i;
@@ -191,12 +196,13 @@ export class VendorModel {
   // Credential expiry: tokens issued before the window's start are refused during and after it.
   #revokedBefore(node: NodeName, t: number): number | undefined {
     let at: number | undefined;
-    this.#s.faults.forEach((f, i) => {
-      if (f.kind === 'credential-expiry' && t >= f.startMs && (f.node === 'all' || f.node === node)) {
+    for (const i of this.#byKind.get('credential-expiry') ?? []) {
+      const f = this.#s.faults[i]!;
+      if (t >= f.startMs && (f.node === 'all' || f.node === node)) {
         at = Math.max(at ?? 0, f.startMs);
         if (t < f.endMs) this.faultsFired[i]!++;
       }
-    });
+    }
     return at;
   }
 
