@@ -299,6 +299,11 @@ export class Scheduler {
           if (best !== undefined) break;
         }
         if (best === undefined) break;
+        if (now > best.deadline) {
+          // A late timer must not admit past the deadline: the deadline wins.
+          this.#fail(best, 'deadline', new DeadlineExceededError(0, best.deadline, true));
+          continue;
+        }
         const wait = store.take(best.entry.allLevels, best.cost, now);
         if (wait > 0) {
           if (now + wait < wakeAt) wakeAt = now + wait;

@@ -367,6 +367,12 @@ export function createRouter(options: RouterOptions): Router {
       }
       const permit: Permit = permitOrRejection;
 
+      if (clock.now() >= a.deadline) {
+        // Admitted at the last instant: nothing is sent that cannot be answered in time.
+        lease.release();
+        permit.ignore();
+        return deadLetter('deadline', pinned);
+      }
       a.attempts++;
       a.path.push(nodeName);
       const sentAt = clock.now();

@@ -24,6 +24,7 @@ Options for run:
   --loopback               real HTTP to the vendor model on 127.0.0.1, at the scenario's real rate
   --target URL             real HTTP to a vendor that speaks the contract (its sandbox)
   --fallback URL           the fallback node with --target
+                           (RXGATE_CLIENT_ID / RXGATE_CLIENT_SECRET: its /oauth/token credentials)
   --shared-idempotency     the nodes share one idempotency store
   --claims-file F          JSON lines of wire-form claims to send (with --target)
   --json                   print the JSON report instead of the summary
@@ -137,6 +138,9 @@ async function main(argv: string[]): Promise<number> {
     mode,
     ...(values.target ? { target: values.target } : {}),
     ...(values.fallback ? { fallbackTarget: values.fallback } : {}),
+    ...(values.target && process.env.RXGATE_CLIENT_ID && process.env.RXGATE_CLIENT_SECRET
+      ? { credentials: { clientId: process.env.RXGATE_CLIENT_ID, clientSecret: process.env.RXGATE_CLIENT_SECRET } }
+      : {}),
     ...(claims ? { claims, asFastAsAdmitted: values.rate === undefined } : {}),
     ...(values['log-file'] ? { logFile: values['log-file'] } : {}),
     ...(values['audit-file'] ? { auditFile: values['audit-file'] } : {}),

@@ -32,6 +32,8 @@ export interface RunOptions {
   readonly mode?: RunMode;
   readonly target?: string;
   readonly fallbackTarget?: string;
+  /** Client credentials for a target's `/oauth/token` (none: no Authorization header). */
+  readonly credentials?: { readonly clientId: string; readonly clientSecret: string };
   /** Claims to send instead of generated ones (`target` mode; JSON lines of wire-form claims). */
   readonly claims?: ReadonlyArray<Record<string, unknown>>;
   /** Write every router log line here (JSON lines). */
@@ -102,6 +104,8 @@ export interface Invariants {
 }
 
 export const SIM_EPOCH = Date.UTC(2026, 10, 30, 0, 0, 0);
+/** How late a pos claim may finish on real timers before it counts as a missed deadline. */
+export const REAL_TIME_TOLERANCE_MS = 25;
 const SECRET = 'rxgate-simulator-idempotency-secret';
 
 /** Runs a scenario to the end and checks every invariant. Deterministic in `virtual` mode. */
@@ -152,6 +156,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const probes = new Map<string, number>();
   let maxProbes = 0;
   const rel = () => clock.now() - start;
+  // "Deadline plus one timer tick": exactly 1 ms on the virtual clock; on real timers, the
+  // event loop's own lateness under load (documented in the README).
+  const tolerance = virtual ? 1 : REAL_TIME_TOLERANCE_MS;
 
   let log: WriteStream | undefined;
   if (options.logFile) log = createWriteStream(options.logFile, { flags: 'w' });
@@ -225,7 +232,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     },
   });
   const nodes = [{ name: 'primary', url: urls.primary }, ...(hasFallback ? [{ name: 'fallback', url: urls.fallback }] : [])];
-  const needsAuth = mode === 'target' || s.vendor.tokenTtlSeconds !== undefined;
+  const client = mode === 'target' ? options.credentials : s.vendor.tokenTtlSeconds !== undefined ? { clientId: 'rxgate-sim', clientSecret: 'sim-secret' } : undefined;
   const router = createRouter({
     nodes,
     sharedIdempotency: s.nodes.sharedIdempotency,
@@ -233,10 +240,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     transport,
     limiter,
     breakers,
-    ...(needsAuth
+    ...(client
       ? {
           credentials: clientCredentials({
-            clients: { primary: { clientId: 'rxgate-sim', clientSecret: 'sim-secret' }, fallback: { clientId: 'rxgate-sim', clientSecret: 'sim-secret' } },
+            clients: { primary: client, fallback: client },
             transport,
             clock,
           }),
@@ -301,7 +308,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         bucket.outcomes[o.kind] = (bucket.outcomes[o.kind] ?? 0) + 1;
         lastSettledAt = clock.now();
         const budget = claim.lane === 'pos' ? (s.client.budgets.pos[claim.segment] ?? s.client.budgets.pos.retail ?? 800) : Number.POSITIVE_INFINITY;
-        if (settleCount[index] === 1 && took <= budget + 1) auditByCorrelation.delete(o.correlationId);
+        if (settleCount[index] === 1 && took <= budget + tolerance) auditByCorrelation.delete(o.correlationId);
         if (++settled === submitted && trafficDone) resolveAll();
       },
       () => {
@@ -359,7 +366,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     const c = generated[i]!;
     if (c.lane !== 'pos') continue;
     const budget = s.client.budgets.pos[c.segment] ?? s.client.budgets.pos.retail ?? 800;
-    if ((elapsed[i] ?? 0) > budget + 1) deadlineMisses.push(i);
+    if ((elapsed[i] ?? 0) > budget + tolerance) deadlineMisses.push(i);
   }
   const liveness = checkLiveness(s, series, model?.quotaPerSecond, lastSettledAt - start);
   const faultsFired = model ? [...model.faultsFired] : s.faults.map(() => 0);

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { serveHandlers, vendorHandlers } from './handlers.js';
+import { buildReport } from './report.js';
+import { runScenario, SIM_EPOCH } from './runner.js';
+import { loadScenario, parseScenario, type Scenario } from './scenario.js';
+import { VendorModel } from './vendor-model.js';
+import { VirtualClock } from './virtual-clock.js';
+
+const shorten = (s: Scenario, over: Record<string, unknown> = {}): Scenario =>
+  parseScenario({ ...s, ...over, traffic: { ...s.traffic, ...((over.traffic as object) ?? {}) } });
+
+describe('runner, virtual time', () => {
+  for (const name of ['steady', '429-storm', '503-maintenance', 'primary-outage-failover', 'ambiguous-commits', 'credential-expiry', 'crosswalk-repair']) {
+    it(`${name}: every threshold and invariant holds`, async () => {
+      const r = await runScenario(await loadScenario(name));
+      const report = buildReport(r);
+      const failed = [...report.thresholds.filter((t) => !t.ok).map((t) => t.expression), ...report.invariants.filter((i) => !i.ok).map((i) => `${i.name}: ${i.detail}`)];
+      assert.deepEqual(failed, []);
+      assert.ok(r.claims > 100);
+      assert.equal(r.invariants.faultsNeverFired.length, 0);
+    });
+  }
+
+  it('the faults did what they say', async () => {
+    const storm = await runScenario(await loadScenario('429-storm'));
+    assert.ok(storm.throttledAnswers > 0 && storm.invariants.liveness.applicable && storm.invariants.liveness.ok);
+    const outage = await runScenario(await loadScenario('primary-outage-failover'));
+    assert.ok(outage.failovers > 0);
+    assert.ok(outage.breakerTransitions.some((t) => t.key === 'primary:retail' && t.to === 'open'));
+    const ambiguous = await runScenario(await loadScenario('ambiguous-commits'));
+    assert.ok((ambiguous.statuses.reset ?? 0) > 0, 'answers were lost');
+    assert.deepEqual(ambiguous.invariants.paidTwice, []);
+    const repair = await runScenario(await loadScenario('crosswalk-repair'));
+    assert.ok((repair.rejectCodes['21'] ?? 0) > 0, 'a 21 with no successor passes through');
+    assert.ok((repair.rejectCodes['70'] ?? 0) > 0, 'the unknown product maps to 70');
+  });
+
+  it('the same scenario and seed give a byte-identical report', async () => {
+    const s = shorten(await loadScenario('ambiguous-commits'), { traffic: { durationMs: 60_000 } });
+    const a = JSON.stringify(buildReport(await runScenario(s)).json);
+    const b = JSON.stringify(buildReport(await runScenario(s)).json);
+    assert.equal(a, b);
+    const c = JSON.stringify(buildReport(await runScenario({ ...s, seed: s.seed + 1 })).json);
+    assert.notEqual(a, c);
+  });
+
+  it('every policy runs on the virtual clock: an hour of traffic in well under an hour', async () => {
+    const s = shorten(await loadScenario('steady'), { traffic: { durationMs: 3_600_000, ratePerSecond: 0.5 } });
+    const r = await runScenario(s);
+    assert.ok(r.spanMs >= 3_500_000);
+    assert.ok(r.claims > 1000);
+  });
+
+  it('a broken threshold fails the report', async () => {
+    const s = shorten(await loadScenario('steady'), { thresholds: ['paid_rate>1.5'], traffic: { durationMs: 5000 } });
+    const report = buildReport(await runScenario(s));
+    assert.equal(report.ok, false);
+    assert.equal(report.thresholds[0]!.ok, false);
+  });
+});
+
+describe('runner, real HTTP', () => {
+  it('loopback: the vendor model as msw handlers over node:http, at the real rate', async () => {
+    const s = shorten(await loadScenario('steady'), { traffic: { durationMs: 3000, ratePerSecond: 8 } });
+    const r = await runScenario(s, { mode: 'loopback' });
+    assert.equal(r.mode, 'loopback');
+    assert.ok(r.claims >= 10);
+    assert.ok((r.statuses['200'] ?? 0) >= 10);
+    assert.deepEqual(r.invariants.notExactlyOnce, []);
+    assert.deepEqual(r.invariants.paidTwice, []);
+    assert.deepEqual(r.invariants.phiFound, []);
+  });
+
+  it('target: any endpoint that speaks the contract, claims from a file', async () => {
+    const s = await loadScenario('steady');
+    const clock = new VirtualClock(SIM_EPOCH);
+    const model = new VendorModel(s, { now: () => Date.now(), setTimer: clock.setTimer.bind(clock) }, Date.now());
+    const server = await serveHandlers((base) => vendorHandlers(model, 'primary', base));
+    try {
+      const claims = Array.from({ length: 12 }, (_, i) => ({
+        '103-A3': 'B1',
+        '101-A1': '610014',
+        '104-A4': 'ADV',
+        '302-C2': `TGT${i}XYZ`,
+        '201-B1': '1234567890',
+        '402-D2': String(5000 + i),
+        '403-D3': 0,
+        '407-D7': '00002143380',
+        '442-E7': '30.000',
+        '405-D5': 30,
+        '401-D1': '20261130',
+        '409-D9': '12.34',
+      }));
+      const file = join(tmpdir(), `rxgate-claims-${process.pid}.jsonl`);
+      await writeFile(file, claims.map((c) => JSON.stringify(c)).join('\n'));
+      const target = parseScenario({ ...s, traffic: { ...s.traffic, claims: claims.length, durationMs: undefined, lanes: { pos: 0, batch: 1 } } });
+      const r = await runScenario(target, { mode: 'target', target: server.url, claims, asFastAsAdmitted: true, credentials: { clientId: 'id', clientSecret: 'secret' } });
+      assert.equal(r.claims, 12);
+      assert.equal((r.outcomes.paid ?? 0) + (r.outcomes.rejected ?? 0), 12);
+      assert.equal(r.invariants.paidTwiceChecked, false, 'an external vendor keeps its own ledger');
+      assert.equal(model.payments.size + (r.outcomes.rejected ?? 0), 12, 'twelve claims adjudicated by the target, each once');
+    } finally {
+      await server.close();
+    }
+  });
+});
