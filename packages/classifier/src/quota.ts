@@ -142,11 +142,18 @@ function policy(
 function mostRestrictive(ps: Policy[]): Policy | undefined {
   let best: Policy | undefined;
   let bestScore = Number.POSITIVE_INFINITY;
-  const same = (a: Policy, b: Policy) => a.remaining === b.remaining && (a.limit === undefined || b.limit === undefined || a.limit === b.limit);
+  const same = (a: Policy, b: Policy) =>
+    a.remaining === b.remaining && (a.limit === undefined || b.limit === undefined || a.limit === b.limit);
   const candidates = ps.filter(
     (p) =>
       !ps.some(
-        (q) => q !== p && same(p, q) && q.resetSeconds !== undefined && p.resetSeconds !== undefined && q.resetSeconds < p.resetSeconds && p.resetSeconds - q.resetSeconds < 1,
+        (q) =>
+          q !== p &&
+          same(p, q) &&
+          q.resetSeconds !== undefined &&
+          p.resetSeconds !== undefined &&
+          q.resetSeconds < p.resetSeconds &&
+          p.resetSeconds - q.resetSeconds < 1,
       ),
   );
   for (const p of candidates) {

@@ -139,7 +139,8 @@ export class RateController {
         // beyond those tokens lasts until the reset: at most `remaining` go before it.
         store.adjust(this.#level, { capTokens: remaining }, now);
         const held = store.snapshot(this.#level, now).tokens;
-        const sustainable = resetSeconds > 0 ? Math.max(0, remaining - held) / resetSeconds : Number.POSITIVE_INFINITY;
+        const sustainable =
+          resetSeconds > 0 ? Math.max(0, remaining - held) / resetSeconds : Number.POSITIVE_INFINITY;
         if (sustainable < this.#level.ratePerSecond) {
           this.#quotaRate = Math.max(QUOTA_FLOOR, sustainable);
           this.#quotaUntil = windowEnd;

@@ -236,7 +236,9 @@ describe('TokenBucket adaptation', () => {
     await clock.runAll();
     assert.equal(times.length, 9);
     assert.ok(events.some((e) => e.type === 'adapted' && e.reason === 'quota' && e.toPerSecond === 2));
-    assert.ok(events.some((e) => e.type === 'adapted' && e.reason === 'quota-window-ended' && e.toPerSecond === 10));
+    assert.ok(
+      events.some((e) => e.type === 'adapted' && e.reason === 'quota-window-ended' && e.toPerSecond === 10),
+    );
   });
 
   it('holds no more than the vendor will take: with the remaining quota in hand, no refill until the reset', async () => {

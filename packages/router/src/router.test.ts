@@ -161,7 +161,11 @@ describe('router over HTTP: verdict branches', () => {
     });
     const o = await router.submit(rawClaim());
     assert.equal(o.kind === 'paid' && o.node, 'secondary');
-    assert.equal(breakers.get('primary:retail').state, 'open', 'ECONNREFUSED is the vendor failing, not a local refusal');
+    assert.equal(
+      breakers.get('primary:retail').state,
+      'open',
+      'ECONNREFUSED is the vendor failing, not a local refusal',
+    );
     await router.close();
   });
 

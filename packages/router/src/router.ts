@@ -416,7 +416,9 @@ export function createRouter(options: RouterOptions): Router {
       if (verdict.quota !== undefined) {
         // A Retry-After on a throttle pauses the quota; on a fault (maintenance) it is about the
         // node, not the quota, and must not hold up the other node's claims.
-        limiterOf(current).observe(verdict.kind === 'throttled' ? verdict.quota : withoutRetryAfter(verdict.quota));
+        limiterOf(current).observe(
+          verdict.kind === 'throttled' ? verdict.quota : withoutRetryAfter(verdict.quota),
+        );
         if (verdict.quota.remaining !== undefined)
           metrics.set('rxgate_remaining_quota', labels(nodeName, undefined), verdict.quota.remaining);
       }
@@ -533,7 +535,11 @@ export function createRouter(options: RouterOptions): Router {
           metrics.inc('rxgate_backoffs_total', labels(nodeName, undefined));
           // A node that names its own downtime (503 with Retry-After) is down for that long:
           // every claim goes around it, as a breaker opened for the window would.
-          if (verdict.retryAfterMs !== undefined && verdict.retryAfterMs >= MAINTENANCE_MS && verdict.breaker === 'failure') {
+          if (
+            verdict.retryAfterMs !== undefined &&
+            verdict.retryAfterMs >= MAINTENANCE_MS &&
+            verdict.breaker === 'failure'
+          ) {
             downUntil.set(current, Math.max(downUntil.get(current) ?? 0, clock.now() + verdict.retryAfterMs));
             if (await failover('maintenance')) continue;
           }

@@ -1,8 +1,32 @@
 import { type Random, weighted } from './random.js';
 import type { Scenario } from './scenario.js';
 
-const FIRST = ['MARIA', 'JAMES', 'AISHA', 'WEI', 'SOFIA', 'DMITRI', 'PRIYA', 'KOFI', 'LUCIA', 'HIRO', 'FATIMA', 'OWEN'];
-const LAST = ['GARCIA', 'OKAFOR', 'NGUYEN', 'SMIRNOV', 'PATEL', 'KOWALSKI', 'MENDES', 'TANAKA', 'HASSAN', 'BRENNAN'];
+const FIRST = [
+  'MARIA',
+  'JAMES',
+  'AISHA',
+  'WEI',
+  'SOFIA',
+  'DMITRI',
+  'PRIYA',
+  'KOFI',
+  'LUCIA',
+  'HIRO',
+  'FATIMA',
+  'OWEN',
+];
+const LAST = [
+  'GARCIA',
+  'OKAFOR',
+  'NGUYEN',
+  'SMIRNOV',
+  'PATEL',
+  'KOWALSKI',
+  'MENDES',
+  'TANAKA',
+  'HASSAN',
+  'BRENNAN',
+];
 
 export interface GeneratedClaim {
   /** Index of the claim in the run (a resubmission has its own index). */
@@ -18,14 +42,31 @@ export interface GeneratedClaim {
 }
 
 /** Makes claim `index` from the traffic's mix and a seeded random source. */
-export function makeClaim(s: Scenario, index: number, random: Random, earlier: readonly GeneratedClaim[]): GeneratedClaim {
+export function makeClaim(
+  s: Scenario,
+  index: number,
+  random: Random,
+  earlier: readonly GeneratedClaim[],
+): GeneratedClaim {
   const t = s.traffic;
   if (t.resubmitRate > 0 && earlier.length > 0 && random() < t.resubmitRate) {
     const of = earlier[Math.floor(random() * earlier.length)]!;
     return { ...of, index, resubmitOf: of.resubmitOf ?? of.index };
   }
-  const payer = t.payers[pickIndex(random, t.payers.map((p) => p.weight))]!;
-  const product = t.products[pickIndex(random, t.products.map((p) => p.weight))]!;
+  const payer =
+    t.payers[
+      pickIndex(
+        random,
+        t.payers.map((p) => p.weight),
+      )
+    ]!;
+  const product =
+    t.products[
+      pickIndex(
+        random,
+        t.products.map((p) => p.weight),
+      )
+    ]!;
   const lane = weighted(random, t.lanes);
   const segment = weighted(random, t.segments);
   const cardholder = `ZX${String(Math.floor(random() * 1e7)).padStart(7, '0')}${index.toString(36).toUpperCase()}`;
@@ -69,6 +110,7 @@ function pickIndex(random: Random, weights: readonly number[]): number {
 /** The arrival rate at simulated time `t` (ms): the base rate shaped by the peaks. */
 export function rateAt(s: Scenario, t: number): number {
   let m = 1;
-  for (const p of s.traffic.peaks) m += (p.multiplier - 1) * Math.exp(-0.5 * ((t - p.atMs) / (p.widthMs / 2)) ** 2);
+  for (const p of s.traffic.peaks)
+    m += (p.multiplier - 1) * Math.exp(-0.5 * ((t - p.atMs) / (p.widthMs / 2)) ** 2);
   return Math.max(0.0001, s.traffic.ratePerSecond * m);
 }

@@ -107,7 +107,8 @@ async function main(argv: string[]): Promise<number> {
       });
   }
   const lane = values.lane ?? (claims ? 'batch' : undefined);
-  if (lane !== undefined && lane !== 'pos' && lane !== 'batch') throw new ScenarioError('--lane', [{ path: '--lane', message: 'must be pos or batch' }]);
+  if (lane !== undefined && lane !== 'pos' && lane !== 'batch')
+    throw new ScenarioError('--lane', [{ path: '--lane', message: 'must be pos or batch' }]);
   const overridden: Scenario = parseScenario(
     {
       ...base,
@@ -123,9 +124,17 @@ async function main(argv: string[]): Promise<number> {
       },
       client: {
         ...base.client,
-        limiter: { ...base.client.limiter, ...(values.limit ? { ratePerSecond: num('--limit', values.limit) } : {}), ...(values.burst ? { burst: num('--burst', values.burst) } : {}) },
+        limiter: {
+          ...base.client.limiter,
+          ...(values.limit ? { ratePerSecond: num('--limit', values.limit) } : {}),
+          ...(values.burst ? { burst: num('--burst', values.burst) } : {}),
+        },
       },
-      nodes: { ...base.nodes, ...(values['shared-idempotency'] ? { sharedIdempotency: true } : {}), ...(values.fallback ? { fallback: true } : {}) },
+      nodes: {
+        ...base.nodes,
+        ...(values['shared-idempotency'] ? { sharedIdempotency: true } : {}),
+        ...(values.fallback ? { fallback: true } : {}),
+      },
     },
     name,
   );
@@ -139,7 +148,12 @@ async function main(argv: string[]): Promise<number> {
     ...(values.target ? { target: values.target } : {}),
     ...(values.fallback ? { fallbackTarget: values.fallback } : {}),
     ...(values.target && process.env.RXGATE_CLIENT_ID && process.env.RXGATE_CLIENT_SECRET
-      ? { credentials: { clientId: process.env.RXGATE_CLIENT_ID, clientSecret: process.env.RXGATE_CLIENT_SECRET } }
+      ? {
+          credentials: {
+            clientId: process.env.RXGATE_CLIENT_ID,
+            clientSecret: process.env.RXGATE_CLIENT_SECRET,
+          },
+        }
       : {}),
     ...(claims ? { claims, asFastAsAdmitted: values.rate === undefined } : {}),
     ...(values['log-file'] ? { logFile: values['log-file'] } : {}),
@@ -153,8 +167,13 @@ async function main(argv: string[]): Promise<number> {
             const total = p.total ?? Math.max(p.submitted, 1);
             const width = 30;
             const filled = Math.min(width, Math.round((p.settled / total) * width));
-            const sim = p.elapsedMs >= 3_600_000 ? `${(p.elapsedMs / 3_600_000).toFixed(2)} h` : `${(p.elapsedMs / 1000).toFixed(0)} s`;
-            process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.settled.toLocaleString('en')}/${total.toLocaleString('en')} claims  ${sim} ${mode === 'virtual' ? 'simulated' : 'elapsed'}   `);
+            const sim =
+              p.elapsedMs >= 3_600_000
+                ? `${(p.elapsedMs / 3_600_000).toFixed(2)} h`
+                : `${(p.elapsedMs / 1000).toFixed(0)} s`;
+            process.stderr.write(
+              `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.settled.toLocaleString('en')}/${total.toLocaleString('en')} claims  ${sim} ${mode === 'virtual' ? 'simulated' : 'elapsed'}   `,
+            );
           },
         }
       : {}),
@@ -165,7 +184,10 @@ async function main(argv: string[]): Promise<number> {
   const json = `${JSON.stringify(report.json, null, 2)}\n`;
   if (values.out) await writeFile(values.out, json);
   if (values.json) process.stdout.write(json);
-  else process.stdout.write(`${formatSummary(result, report, { color: process.stdout.isTTY === true, wallMs })}\n`);
+  else
+    process.stdout.write(
+      `${formatSummary(result, report, { color: process.stdout.isTTY === true, wallMs })}\n`,
+    );
   return report.ok ? 0 : 1;
 }
 

@@ -13,7 +13,11 @@ export function vendorHandlers(model: VendorModel, node: NodeName, base: string)
     request.headers.forEach((v, k) => {
       headers[k] = v;
     });
-    const action = model.handle(node, { path: new URL(request.url).pathname, headers, body: await request.text() });
+    const action = model.handle(node, {
+      path: new URL(request.url).pathname,
+      headers,
+      body: await request.text(),
+    });
     switch (action.kind) {
       case 'respond':
         await delay(action.delayMs);
@@ -27,7 +31,10 @@ export function vendorHandlers(model: VendorModel, node: NodeName, base: string)
         return HttpResponse.error();
     }
   };
-  return [http.post(`${base}/oauth/token`, ({ request }) => handle(request)), http.post(`${base}/adjudicate`, ({ request }) => handle(request))];
+  return [
+    http.post(`${base}/oauth/token`, ({ request }) => handle(request)),
+    http.post(`${base}/adjudicate`, ({ request }) => handle(request)),
+  ];
 }
 
 export interface HandlerServer {
@@ -39,7 +46,10 @@ export interface HandlerServer {
  * Serves msw handlers on a loopback `node:http` server through msw's `getResponse`, so a real
  * undici client (which msw cannot intercept) talks real HTTP to them.
  */
-export async function serveHandlers(make: (base: string) => RequestHandler[], host = '127.0.0.1'): Promise<HandlerServer> {
+export async function serveHandlers(
+  make: (base: string) => RequestHandler[],
+  host = '127.0.0.1',
+): Promise<HandlerServer> {
   let handlers: RequestHandler[] = [];
   const server = createServer(async (req, res) => {
     try {
@@ -85,5 +95,9 @@ async function toRequest(req: IncomingMessage, origin: string): Promise<Request>
     for (const value of Array.isArray(v) ? v : [v]) headers.append(k, value);
   }
   const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-  return new Request(new URL(req.url ?? '/', origin), { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) });
+  return new Request(new URL(req.url ?? '/', origin), {
+    method: req.method ?? 'GET',
+    headers,
+    ...(body ? { body } : {}),
+  });
 }

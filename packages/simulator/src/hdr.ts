@@ -12,7 +12,7 @@ export class HdrHistogram {
   #sum = 0;
 
   record(value: number): void {
-    const v = value > 0 ? value : 0;
+    const v = Math.max(0, value || 0);
     const b = HdrHistogram.bucketOf(v);
     this.#counts.set(b, (this.#counts.get(b) ?? 0) + 1);
     this.#count++;
@@ -45,7 +45,9 @@ export class HdrHistogram {
 
   /** Counts by bucket upper edge, for drawing. */
   buckets(): Array<[upper: number, count: number]> {
-    return [...this.#counts.entries()].sort((a, b) => a[0] - b[0]).map(([b, c]) => [HdrHistogram.upperOf(b), c]);
+    return [...this.#counts.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([b, c]) => [HdrHistogram.upperOf(b), c]);
   }
 
   static bucketOf(v: number): number {

@@ -2,8 +2,23 @@ export { type GeneratedClaim, makeClaim, rateAt } from './claims.js';
 export { type HandlerServer, serveHandlers, vendorHandlers } from './handlers.js';
 export { HdrHistogram } from './hdr.js';
 export { type Random, seeded, stream } from './random.js';
-export { buildReport, formatSummary, type InvariantLine, invariantLines, type Report, replayLine } from './report.js';
-export { type ClaimTrace, type Invariants, type RunMode, type RunOptions, type RunResult, runScenario, SIM_EPOCH } from './runner.js';
+export {
+  buildReport,
+  formatSummary,
+  type InvariantLine,
+  invariantLines,
+  type Report,
+  replayLine,
+} from './report.js';
+export {
+  type ClaimTrace,
+  type Invariants,
+  type RunMode,
+  type RunOptions,
+  type RunResult,
+  runScenario,
+  SIM_EPOCH,
+} from './runner.js';
 export {
   FAULT_KINDS,
   type FaultKind,

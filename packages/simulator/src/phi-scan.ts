@@ -8,7 +8,8 @@ export class PhiScanner {
   scanned = 0;
 
   add(values: readonly string[]): void {
-    for (const v of values) for (const token of v.split(/[^A-Za-z0-9]+/)) if (token.length >= 4) this.#values.add(token);
+    for (const v of values)
+      for (const token of v.split(/[^A-Za-z0-9]+/)) if (token.length >= 4) this.#values.add(token);
   }
 
   /**
@@ -43,7 +44,8 @@ export class PhiScanner {
   }
 
   #found(where: string, text: string, at: number): void {
-    if (this.found.length < 20) this.found.push({ where, sample: text.slice(Math.max(0, at - 30), at).concat('«PHI»') });
+    if (this.found.length < 20)
+      this.found.push({ where, sample: text.slice(Math.max(0, at - 30), at).concat('«PHI»') });
   }
 
   /** Scans one text; records where PHI was found (the sample shows the field, masked). */
@@ -52,7 +54,8 @@ export class PhiScanner {
     const re = /[A-Za-z0-9]{4,}/g;
     for (let m = re.exec(text); m !== null; m = re.exec(text)) {
       if (this.#values.has(m[0])) {
-        if (this.found.length < 20) this.found.push({ where, sample: text.slice(Math.max(0, m.index - 30), m.index).concat('«PHI»') });
+        if (this.found.length < 20)
+          this.found.push({ where, sample: text.slice(Math.max(0, m.index - 30), m.index).concat('«PHI»') });
         return;
       }
     }

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { RunResult } from './runner.js';
 import { evaluateThresholds, metricsOf, type ThresholdResult } from './thresholds.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export interface InvariantLine {
   readonly name: string;
@@ -17,11 +19,25 @@ export function invariantLines(r: RunResult): InvariantLine[] {
     {
       name: 'no claim paid twice',
       ok: i.paidTwice.length === 0,
-      detail: i.paidTwiceChecked ? `${i.paidTwice.length} claims paid more than once (vendor ledger)` : 'not checked: an external vendor keeps its own ledger',
+      detail: i.paidTwiceChecked
+        ? `${i.paidTwice.length} claims paid more than once (vendor ledger)`
+        : 'not checked: an external vendor keeps its own ledger',
     },
-    { name: 'exactly one outcome per claim', ok: i.notExactlyOnce.length === 0, detail: `${i.notExactlyOnce.length} claims without exactly one outcome` },
-    { name: 'no PHI in logs, events or audit', ok: i.phiFound.length === 0, detail: `${i.phiFound.length} finds in ${i.phiTextsScanned.toLocaleString('en')} texts scanned` },
-    { name: 'half-open probe bound', ok: i.maxProbesInFlight <= i.probeBound, detail: `at most ${i.maxProbesInFlight} probes at once (bound ${i.probeBound})` },
+    {
+      name: 'exactly one outcome per claim',
+      ok: i.notExactlyOnce.length === 0,
+      detail: `${i.notExactlyOnce.length} claims without exactly one outcome`,
+    },
+    {
+      name: 'no PHI in logs, events or audit',
+      ok: i.phiFound.length === 0,
+      detail: `${i.phiFound.length} finds in ${i.phiTextsScanned.toLocaleString('en')} texts scanned`,
+    },
+    {
+      name: 'half-open probe bound',
+      ok: i.maxProbesInFlight <= i.probeBound,
+      detail: `at most ${i.maxProbesInFlight} probes at once (bound ${i.probeBound})`,
+    },
     {
       name: 'pos deadlines kept',
       ok: i.deadlineMisses.length === 0,
@@ -39,7 +55,10 @@ export function invariantLines(r: RunResult): InvariantLine[] {
     {
       name: 'every fault fired',
       ok: i.faultsNeverFired.length === 0,
-      detail: i.faultsNeverFired.length === 0 ? `${r.faultsFired.length} fault windows, each fired` : `never fired: ${i.faultsNeverFired.map((n) => r.scenario.faults[n]!.kind).join(', ')}`,
+      detail:
+        i.faultsNeverFired.length === 0
+          ? `${r.faultsFired.length} fault windows, each fired`
+          : `never fired: ${i.faultsNeverFired.map((n) => r.scenario.faults[n]!.kind).join(', ')}`,
     },
   ];
 }
@@ -80,11 +99,20 @@ export function buildReport(r: RunResult): Report {
     outcomes: sorted(r.outcomes),
     rejectCodes: sorted(r.rejectCodes),
     statuses: sorted(r.statuses),
-    latency: { all: pct(r.latency.all), pos: pct(r.latency.pos), batch: pct(r.latency.batch), histogram: r.latency.all.buckets() },
+    latency: {
+      all: pct(r.latency.all),
+      pos: pct(r.latency.pos),
+      batch: pct(r.latency.batch),
+      histogram: r.latency.all.buckets(),
+    },
     attempts: r.attempts,
     throttledAnswers: r.throttledAnswers,
     failovers: r.failovers,
-    goodput: { adjudicatedAnswers: r.adjudicatedAnswers, perSecond: round(metrics.goodput_per_second!, 3), quotaPerSecond: r.quotaPerSecond ?? null },
+    goodput: {
+      adjudicatedAnswers: r.adjudicatedAnswers,
+      perSecond: round(metrics.goodput_per_second!, 3),
+      quotaPerSecond: r.quotaPerSecond ?? null,
+    },
     breakerTransitions: r.breakerTransitions,
     faults: r.scenario.faults.map((f, i) => ({ ...f, fired: r.faultsFired[i] ?? 0 })),
     timeSeries: r.series.toJSON(),
@@ -101,29 +129,52 @@ export function replayLine(r: RunResult): string {
 }
 
 /** The terminal summary. */
-export function formatSummary(r: RunResult, report: Report, opts: { color?: boolean; wallMs?: number } = {}): string {
+export function formatSummary(
+  r: RunResult,
+  report: Report,
+  opts: { color?: boolean; wallMs?: number } = {},
+): string {
   const c = opts.color === true;
   const green = (s: string) => (c ? `\x1b[32m${s}\x1b[0m` : s);
   const red = (s: string) => (c ? `\x1b[31m${s}\x1b[0m` : s);
   const bold = (s: string) => (c ? `\x1b[1m${s}\x1b[0m` : s);
   const mark = (ok: boolean) => (ok ? green('✓') : red('✗'));
   const lines: string[] = [];
-  const simulated = r.spanMs >= 3_600_000 ? `${(r.spanMs / 3_600_000).toFixed(2)} h` : `${(r.spanMs / 1000).toFixed(1)} s`;
+  const simulated =
+    r.spanMs >= 3_600_000 ? `${(r.spanMs / 3_600_000).toFixed(2)} h` : `${(r.spanMs / 1000).toFixed(1)} s`;
   lines.push(bold(`rxgate-sim · ${r.scenario.name} · seed ${r.scenario.seed} · hash ${r.hash} · ${r.mode}`));
   lines.push(
     `${r.claims.toLocaleString('en')} claims over ${simulated} ${r.mode === 'virtual' ? 'simulated' : 'real'}` +
-      (opts.wallMs !== undefined ? ` in ${(opts.wallMs / 1000).toFixed(1)} s wall (${Math.round(r.claims / (opts.wallMs / 1000)).toLocaleString('en')} claims/s)` : ''),
+      (opts.wallMs !== undefined
+        ? ` in ${(opts.wallMs / 1000).toFixed(1)} s wall (${Math.round(r.claims / (opts.wallMs / 1000)).toLocaleString('en')} claims/s)`
+        : ''),
   );
   lines.push('');
   lines.push(bold('thresholds'));
   if (report.thresholds.length === 0) lines.push('  (none)');
-  for (const t of report.thresholds) lines.push(`  ${mark(t.ok)} ${t.expression.padEnd(28)} actual ${t.actual === undefined ? 'unknown metric' : round(t.actual, 4)}`);
+  for (const t of report.thresholds)
+    lines.push(
+      `  ${mark(t.ok)} ${t.expression.padEnd(28)} actual ${t.actual === undefined ? 'unknown metric' : round(t.actual, 4)}`,
+    );
   lines.push(bold('invariants'));
   for (const i of report.invariants) lines.push(`  ${mark(i.ok)} ${i.name.padEnd(32)} ${i.detail}`);
   lines.push(bold('outcomes'));
-  for (const [k, v] of Object.entries(sorted(r.outcomes))) lines.push(`  ${k.padEnd(22)} ${String(v).padStart(9)}  ${((v / Math.max(1, r.claims)) * 100).toFixed(2).padStart(6)} %`);
-  if (Object.keys(r.rejectCodes).length) lines.push(`${bold('reject codes')}  ${Object.entries(sorted(r.rejectCodes)).map(([k, v]) => `${k}:${v}`).join('  ')}`);
-  if (Object.keys(r.statuses).length) lines.push(`${bold('vendor answers')}  ${Object.entries(sorted(r.statuses)).map(([k, v]) => `${k}:${v}`).join('  ')}`);
+  for (const [k, v] of Object.entries(sorted(r.outcomes)))
+    lines.push(
+      `  ${k.padEnd(22)} ${String(v).padStart(9)}  ${((v / Math.max(1, r.claims)) * 100).toFixed(2).padStart(6)} %`,
+    );
+  if (Object.keys(r.rejectCodes).length)
+    lines.push(
+      `${bold('reject codes')}  ${Object.entries(sorted(r.rejectCodes))
+        .map(([k, v]) => `${k}:${v}`)
+        .join('  ')}`,
+    );
+  if (Object.keys(r.statuses).length)
+    lines.push(
+      `${bold('vendor answers')}  ${Object.entries(sorted(r.statuses))
+        .map(([k, v]) => `${k}:${v}`)
+        .join('  ')}`,
+    );
   const l = (h: RunResult['latency']['all']) =>
     `p50 ${round(h.percentile(50))}  p90 ${round(h.percentile(90))}  p95 ${round(h.percentile(95))}  p99 ${round(h.percentile(99))}  max ${round(h.max)} ms  (n=${h.count})`;
   lines.push(bold('latency (submit to outcome)'));
@@ -133,13 +184,17 @@ export function formatSummary(r: RunResult, report: Report, opts: { color?: bool
   const m = metricsOf(r);
   lines.push(
     `${bold('goodput')}  ${round(m.goodput_per_second!, 2)} adjudicated/s` +
-      (r.quotaPerSecond ? ` against a quota of ${round(r.quotaPerSecond, 2)}/s (${(m.goodput_ratio! * 100).toFixed(1)} %)` : '') +
+      (r.quotaPerSecond
+        ? ` against a quota of ${round(r.quotaPerSecond, 2)}/s (${(m.goodput_ratio! * 100).toFixed(1)} %)`
+        : '') +
       `  · attempts ${r.attempts.toLocaleString('en')}  · throttled ${r.throttledAnswers.toLocaleString('en')} (${(m.throttled_rate! * 100).toFixed(2)} %)  · failovers ${r.failovers}`,
   );
   const byKey = new Map<string, string[]>();
-  for (const t of r.breakerTransitions) byKey.set(t.key, [...(byKey.get(t.key) ?? []), `${t.to}@${(t.at / 1000).toFixed(1)}s`]);
+  for (const t of r.breakerTransitions)
+    byKey.set(t.key, [...(byKey.get(t.key) ?? []), `${t.to}@${(t.at / 1000).toFixed(1)}s`]);
   lines.push(`${bold('breaker transitions')}  ${byKey.size === 0 ? 'none' : ''}`);
-  for (const [k, v] of byKey) lines.push(`  ${k.padEnd(20)} ${v.slice(0, 8).join(' → ')}${v.length > 8 ? ` … (${v.length})` : ''}`);
+  for (const [k, v] of byKey)
+    lines.push(`  ${k.padEnd(20)} ${v.slice(0, 8).join(' → ')}${v.length > 8 ? ` … (${v.length})` : ''}`);
   lines.push('');
   lines.push(`${report.ok ? green('PASS') : red('FAIL')}  replay: ${replayLine(r)}`);
   return lines.join('\n');

@@ -14,11 +14,22 @@ const shorten = (s: Scenario, over: Record<string, unknown> = {}): Scenario =>
   parseScenario({ ...s, ...over, traffic: { ...s.traffic, ...((over.traffic as object) ?? {}) } });
 
 describe('runner, virtual time', () => {
-  for (const name of ['steady', '429-storm', '503-maintenance', 'primary-outage-failover', 'ambiguous-commits', 'credential-expiry', 'crosswalk-repair']) {
+  for (const name of [
+    'steady',
+    '429-storm',
+    '503-maintenance',
+    'primary-outage-failover',
+    'ambiguous-commits',
+    'credential-expiry',
+    'crosswalk-repair',
+  ]) {
     it(`${name}: every threshold and invariant holds`, async () => {
       const r = await runScenario(await loadScenario(name));
       const report = buildReport(r);
-      const failed = [...report.thresholds.filter((t) => !t.ok).map((t) => t.expression), ...report.invariants.filter((i) => !i.ok).map((i) => `${i.name}: ${i.detail}`)];
+      const failed = [
+        ...report.thresholds.filter((t) => !t.ok).map((t) => t.expression),
+        ...report.invariants.filter((i) => !i.ok).map((i) => `${i.name}: ${i.detail}`),
+      ];
       assert.deepEqual(failed, []);
       assert.ok(r.claims > 100);
       assert.equal(r.invariants.faultsNeverFired.length, 0);
@@ -27,7 +38,9 @@ describe('runner, virtual time', () => {
 
   it('the faults did what they say', async () => {
     const storm = await runScenario(await loadScenario('429-storm'));
-    assert.ok(storm.throttledAnswers > 0 && storm.invariants.liveness.applicable && storm.invariants.liveness.ok);
+    assert.ok(
+      storm.throttledAnswers > 0 && storm.invariants.liveness.applicable && storm.invariants.liveness.ok,
+    );
     const outage = await runScenario(await loadScenario('primary-outage-failover'));
     assert.ok(outage.failovers > 0);
     assert.ok(outage.breakerTransitions.some((t) => t.key === 'primary:retail' && t.to === 'open'));
@@ -49,14 +62,19 @@ describe('runner, virtual time', () => {
   });
 
   it('every policy runs on the virtual clock: an hour of traffic in well under an hour', async () => {
-    const s = shorten(await loadScenario('steady'), { traffic: { durationMs: 3_600_000, ratePerSecond: 0.5 } });
+    const s = shorten(await loadScenario('steady'), {
+      traffic: { durationMs: 3_600_000, ratePerSecond: 0.5 },
+    });
     const r = await runScenario(s);
     assert.ok(r.spanMs >= 3_500_000);
     assert.ok(r.claims > 1000);
   });
 
   it('a broken threshold fails the report', async () => {
-    const s = shorten(await loadScenario('steady'), { thresholds: ['paid_rate>1.5'], traffic: { durationMs: 5000 } });
+    const s = shorten(await loadScenario('steady'), {
+      thresholds: ['paid_rate>1.5'],
+      traffic: { durationMs: 5000 },
+    });
     const report = buildReport(await runScenario(s));
     assert.equal(report.ok, false);
     assert.equal(report.thresholds[0]!.ok, false);
@@ -78,7 +96,11 @@ describe('runner, real HTTP', () => {
   it('target: any endpoint that speaks the contract, claims from a file', async () => {
     const s = await loadScenario('steady');
     const clock = new VirtualClock(SIM_EPOCH);
-    const model = new VendorModel(s, { now: () => Date.now(), setTimer: clock.setTimer.bind(clock) }, Date.now());
+    const model = new VendorModel(
+      s,
+      { now: () => Date.now(), setTimer: clock.setTimer.bind(clock) },
+      Date.now(),
+    );
     const server = await serveHandlers((base) => vendorHandlers(model, 'primary', base));
     try {
       const claims = Array.from({ length: 12 }, (_, i) => ({
@@ -97,12 +119,25 @@ describe('runner, real HTTP', () => {
       }));
       const file = join(tmpdir(), `rxgate-claims-${process.pid}.jsonl`);
       await writeFile(file, claims.map((c) => JSON.stringify(c)).join('\n'));
-      const target = parseScenario({ ...s, traffic: { ...s.traffic, claims: claims.length, durationMs: undefined, lanes: { pos: 0, batch: 1 } } });
-      const r = await runScenario(target, { mode: 'target', target: server.url, claims, asFastAsAdmitted: true, credentials: { clientId: 'id', clientSecret: 'secret' } });
+      const target = parseScenario({
+        ...s,
+        traffic: { ...s.traffic, claims: claims.length, durationMs: undefined, lanes: { pos: 0, batch: 1 } },
+      });
+      const r = await runScenario(target, {
+        mode: 'target',
+        target: server.url,
+        claims,
+        asFastAsAdmitted: true,
+        credentials: { clientId: 'id', clientSecret: 'secret' },
+      });
       assert.equal(r.claims, 12);
       assert.equal((r.outcomes.paid ?? 0) + (r.outcomes.rejected ?? 0), 12);
       assert.equal(r.invariants.paidTwiceChecked, false, 'an external vendor keeps its own ledger');
-      assert.equal(model.payments.size + (r.outcomes.rejected ?? 0), 12, 'twelve claims adjudicated by the target, each once');
+      assert.equal(
+        model.payments.size + (r.outcomes.rejected ?? 0),
+        12,
+        'twelve claims adjudicated by the target, each once',
+      );
     } finally {
       await server.close();
     }

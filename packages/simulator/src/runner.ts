@@ -10,8 +10,8 @@ import {
   JsonlAuditLog,
   type Outcome,
   type RouterEvent,
-  TransportError,
   type Transport,
+  TransportError,
   undiciTransport,
 } from '@rxgate/router';
 import { type GeneratedClaim, makeClaim, rateAt } from './claims.js';
@@ -21,8 +21,8 @@ import { PhiScanner } from './phi-scan.js';
 import { exponentialMs, stream } from './random.js';
 import { type Scenario, scenarioHash } from './scenario.js';
 import { Series } from './series.js';
-import { VirtualClock } from './virtual-clock.js';
 import { type NodeName, VendorModel } from './vendor-model.js';
+import { VirtualClock } from './virtual-clock.js';
 
 /** Where the claims go. */
 export type RunMode = 'virtual' | 'loopback' | 'target';
@@ -45,7 +45,12 @@ export interface RunOptions {
   /** Submit claims as fast as the router admits them, ignoring the traffic rate (a claims file). */
   readonly asFastAsAdmitted?: boolean;
   /** Called about every simulated bucket. */
-  readonly onProgress?: (p: { readonly submitted: number; readonly settled: number; readonly total: number | undefined; readonly elapsedMs: number }) => void;
+  readonly onProgress?: (p: {
+    readonly submitted: number;
+    readonly settled: number;
+    readonly total: number | undefined;
+    readonly elapsedMs: number;
+  }) => void;
 }
 
 /** One claim's trace, for the claims that broke an invariant. */
@@ -74,12 +79,23 @@ export interface RunResult {
   readonly adjudicatedAnswers: number;
   /** Vendor quota, requests per second (undefined against a target). */
   readonly quotaPerSecond: number | undefined;
-  readonly breakerTransitions: ReadonlyArray<{ readonly at: number; readonly key: string; readonly from: string; readonly to: string; readonly reason: string }>;
+  readonly breakerTransitions: ReadonlyArray<{
+    readonly at: number;
+    readonly key: string;
+    readonly from: string;
+    readonly to: string;
+    readonly reason: string;
+  }>;
   readonly series: Series;
   readonly invariants: Invariants;
   /** Claims that broke an invariant, with their audit trail. */
   readonly broken: readonly ClaimTrace[];
-  readonly slowest: ReadonlyArray<{ readonly correlationId: string; readonly lane: string; readonly elapsedMs: number; readonly kind: string }>;
+  readonly slowest: ReadonlyArray<{
+    readonly correlationId: string;
+    readonly lane: string;
+    readonly elapsedMs: number;
+    readonly kind: string;
+  }>;
   readonly deadLettered: ReadonlyArray<{ readonly correlationId: string; readonly reason: string }>;
   readonly faultsFired: readonly number[];
 }
@@ -98,7 +114,12 @@ export interface Invariants {
   /** pos claims that finished after their deadline (+1 ms). */
   readonly deadlineMisses: readonly number[];
   /** After the last fault window healed: when throughput was back, and the allowed time. */
-  readonly liveness: { readonly applicable: boolean; readonly recoveredAfterMs: number | undefined; readonly withinMs: number; readonly ok: boolean };
+  readonly liveness: {
+    readonly applicable: boolean;
+    readonly recoveredAfterMs: number | undefined;
+    readonly withinMs: number;
+    readonly ok: boolean;
+  };
   /** Fault windows (by index) that never fired. */
   readonly faultsNeverFired: readonly number[];
 }
@@ -197,7 +218,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       if (e.verdict === 'throttled') {
         throttledAnswers++;
         b.throttled++;
-      } else if (['adjudicated', 'terminal-reject', 'repairable', 'duplicate', 'routing-reject'].includes(e.verdict)) {
+      } else if (
+        ['adjudicated', 'terminal-reject', 'repairable', 'duplicate', 'routing-reject'].includes(e.verdict)
+      ) {
         adjudicatedAnswers++;
         b.adjudicated++;
       }
@@ -205,18 +228,32 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       failovers++;
       b.failedOver++;
     } else if (e.type === 'breaker') {
-      transitions.push({ at: Math.round(e.at - start), key: e.key, from: e.from, to: e.to, reason: e.reason });
+      transitions.push({
+        at: Math.round(e.at - start),
+        key: e.key,
+        from: e.from,
+        to: e.to,
+        reason: e.reason,
+      });
     }
   };
 
   const { ratePerSecond, burst, concurrency } = s.client.limiter;
-  const limiter = createLimiter({ account: { ratePerSecond, burst, ...(concurrency === undefined ? {} : { concurrency }) }, clock });
+  const limiter = createLimiter({
+    account: { ratePerSecond, burst, ...(concurrency === undefined ? {} : { concurrency }) },
+    clock,
+  });
   const b = s.client.breaker;
   const breakers = createBreakers({
     clock,
     random: stream(s.seed, 'breakers'),
     defaults: {
-      policy: { kind: 'time-window', windowMs: b.windowMs, minimumCalls: b.minimumCalls, failureRate: b.failureRate },
+      policy: {
+        kind: 'time-window',
+        windowMs: b.windowMs,
+        minimumCalls: b.minimumCalls,
+        failureRate: b.failureRate,
+      },
       openDuration: b.openMs,
       maxProbes: b.maxProbes,
       successesToClose: b.successesToClose,
@@ -231,8 +268,16 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       } else if (e.type === 'probe-finished') probes.set(key, Math.max(0, (probes.get(key) ?? 0) - 1));
     },
   });
-  const nodes = [{ name: 'primary', url: urls.primary }, ...(hasFallback ? [{ name: 'fallback', url: urls.fallback }] : [])];
-  const client = mode === 'target' ? options.credentials : s.vendor.tokenTtlSeconds !== undefined ? { clientId: 'rxgate-sim', clientSecret: 'sim-secret' } : undefined;
+  const nodes = [
+    { name: 'primary', url: urls.primary },
+    ...(hasFallback ? [{ name: 'fallback', url: urls.fallback }] : []),
+  ];
+  const client =
+    mode === 'target'
+      ? options.credentials
+      : s.vendor.tokenTtlSeconds !== undefined
+        ? { clientId: 'rxgate-sim', clientSecret: 'sim-secret' }
+        : undefined;
   const router = createRouter({
     nodes,
     sharedIdempotency: s.nodes.sharedIdempotency,
@@ -251,13 +296,26 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       : {}),
     crosswalk: crosswalkSnapshot(
       `sim-${hash}`,
-      Object.fromEntries(Object.entries(s.client.crosswalk).map(([k, e]) => [k, e.ndc === undefined ? { gpi: e.gpi } : { gpi: e.gpi, ndc: e.ndc }])),
+      Object.fromEntries(
+        Object.entries(s.client.crosswalk).map(([k, e]) => [
+          k,
+          e.ndc === undefined ? { gpi: e.gpi } : { gpi: e.gpi, ndc: e.ndc },
+        ]),
+      ),
     ),
     audit,
-    lanes: { pos: { default: s.client.budgets.pos.retail ?? 800, ...s.client.budgets.pos }, batch: { default: s.client.budgets.batchMs } },
+    lanes: {
+      pos: { default: s.client.budgets.pos.retail ?? 800, ...s.client.budgets.pos },
+      batch: { default: s.client.budgets.batchMs },
+    },
     clock,
     random: stream(s.seed, 'router'),
-    logger: { debug: logLine('debug'), info: logLine('info'), warn: logLine('warn'), error: logLine('error') },
+    logger: {
+      debug: logLine('debug'),
+      info: logLine('info'),
+      warn: logLine('warn'),
+      error: logLine('error'),
+    },
     onEvent,
   });
 
@@ -284,7 +342,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     let claim: GeneratedClaim;
     if (options.claims) {
       const raw = options.claims[index]!;
-      claim = { index, lane: s.traffic.lanes.pos >= s.traffic.lanes.batch ? 'pos' : 'batch', segment: 'retail', raw, phi: phiOf(raw) };
+      claim = {
+        index,
+        lane: s.traffic.lanes.pos >= s.traffic.lanes.batch ? 'pos' : 'batch',
+        segment: 'retail',
+        raw,
+        phi: phiOf(raw),
+      };
     } else claim = makeClaim(s, index, trafficRandom, generated);
     generated.push(claim);
     phi.add(claim.phi);
@@ -300,15 +364,20 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         kinds[index] = o.kind;
         outcomes[o.kind] = (outcomes[o.kind] ?? 0) + 1;
         if (o.kind === 'rejected') for (const c of o.codes) rejectCodes[c] = (rejectCodes[c] ?? 0) + 1;
-        if (o.kind === 'dead-lettered' && deadLettered.length < 1000) deadLettered.push({ correlationId: o.correlationId, reason: o.reason });
+        if (o.kind === 'dead-lettered' && deadLettered.length < 1000)
+          deadLettered.push({ correlationId: o.correlationId, reason: o.reason });
         latency.all.record(took);
         latency[claim.lane].record(took);
         const bucket = series.at(clock.now() - start);
         bucket.latency[claim.lane].record(took);
         bucket.outcomes[o.kind] = (bucket.outcomes[o.kind] ?? 0) + 1;
         lastSettledAt = clock.now();
-        const budget = claim.lane === 'pos' ? (s.client.budgets.pos[claim.segment] ?? s.client.budgets.pos.retail ?? 800) : Number.POSITIVE_INFINITY;
-        if (settleCount[index] === 1 && took <= budget + tolerance) auditByCorrelation.delete(o.correlationId);
+        const budget =
+          claim.lane === 'pos'
+            ? (s.client.budgets.pos[claim.segment] ?? s.client.budgets.pos.retail ?? 800)
+            : Number.POSITIVE_INFINITY;
+        if (settleCount[index] === 1 && took <= budget + tolerance)
+          auditByCorrelation.delete(o.correlationId);
         if (++settled === submitted && trafficDone) resolveAll();
       },
       () => {
@@ -345,7 +414,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     const bucket = series.at(rel() - 1);
     if (model) bucket.remaining = model.remaining('primary');
     bucket.limiterRate = limiter.snapshot().ratePerSecond;
-    options.onProgress?.({ submitted, settled, total: Number.isFinite(limit) ? limit : undefined, elapsedMs: rel() });
+    options.onProgress?.({
+      submitted,
+      settled,
+      total: Number.isFinite(limit) ? limit : undefined,
+      elapsedMs: rel(),
+    });
     if (!(trafficDone && settled === submitted)) clock.setTimer(series.bucketMs, sample);
   };
   clock.setTimer(series.bucketMs, sample);
@@ -393,7 +467,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     .filter((i) => elapsed[i] !== undefined)
     .sort((a, b) => elapsed[b]! - elapsed[a]! || a - b)
     .slice(0, 10)
-    .map((i) => ({ correlationId: correlation[i]!, lane: generated[i]!.lane, elapsedMs: Math.round(elapsed[i]! * 100) / 100, kind: kinds[i]! }));
+    .map((i) => ({
+      correlationId: correlation[i]!,
+      lane: generated[i]!.lane,
+      elapsedMs: Math.round(elapsed[i]! * 100) / 100,
+      kind: kinds[i]!,
+    }));
 
   return {
     scenario: s,
@@ -421,7 +500,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 }
 
 function virtualHandler(model: VendorModel, clock: Clock, readTimeoutMs: number) {
-  return (node: { name: string }, req: { path: string; headers: Readonly<Record<string, string>>; body: string }, signal: AbortSignal) => {
+  return (
+    node: { name: string },
+    req: { path: string; headers: Readonly<Record<string, string>>; body: string },
+    signal: AbortSignal,
+  ) => {
     const action = model.handle(node.name as NodeName, req);
     const wait = (ms: number): Promise<void> =>
       new Promise((resolve, reject) => {
@@ -443,7 +526,11 @@ function virtualHandler(model: VendorModel, clock: Clock, readTimeoutMs: number)
       });
     switch (action.kind) {
       case 'respond':
-        return wait(action.delayMs).then(() => ({ status: action.status, headers: action.headers, body: action.body }));
+        return wait(action.delayMs).then(() => ({
+          status: action.status,
+          headers: action.headers,
+          body: action.body,
+        }));
       case 'refuse':
         return wait(action.delayMs).then(() => {
           throw new TransportError('not-sent', 'ECONNREFUSED');
@@ -460,14 +547,20 @@ function virtualHandler(model: VendorModel, clock: Clock, readTimeoutMs: number)
   };
 }
 
-function checkLiveness(s: Scenario, series: Series, quota: number | undefined, spanMs: number): Invariants['liveness'] {
+function checkLiveness(
+  s: Scenario,
+  series: Series,
+  quota: number | undefined,
+  spanMs: number,
+): Invariants['liveness'] {
   const withinMs = s.liveness.withinMs;
   if (s.faults.length === 0) return { applicable: false, recoveredAfterMs: undefined, withinMs, ok: true };
   const healedAt = Math.max(...s.faults.map((f) => f.endMs));
   const after = series.buckets.filter((b) => b.t >= healedAt && b.t + series.bucketMs <= spanMs);
   // Throughput "returns to the quota": adjudicated answers reach 90 % of what the traffic and
   // the quota allow in a bucket (the lesser of the claims offered and the quota).
-  const capacity = Math.min(quota ?? Number.POSITIVE_INFINITY, s.client.limiter.ratePerSecond) * (series.bucketMs / 1000);
+  const capacity =
+    Math.min(quota ?? Number.POSITIVE_INFINITY, s.client.limiter.ratePerSecond) * (series.bucketMs / 1000);
   const busy = after.filter((b) => b.submitted >= 1);
   if (busy.length < 2) return { applicable: false, recoveredAfterMs: undefined, withinMs, ok: true };
   for (const b of busy) {
@@ -481,5 +574,7 @@ function checkLiveness(s: Scenario, series: Series, quota: number | undefined, s
 }
 
 function phiOf(raw: Record<string, unknown>): string[] {
-  return ['302-C2', '310-CA', '311-CB', '304-C4'].flatMap((k) => (typeof raw[k] === 'string' ? [raw[k] as string] : []));
+  return ['302-C2', '310-CA', '311-CB', '304-C4'].flatMap((k) =>
+    typeof raw[k] === 'string' ? [raw[k] as string] : [],
+  );
 }

@@ -27,7 +27,8 @@ describe('scenarios', () => {
       (e) => {
         assert.ok(e instanceof ScenarioError);
         const paths = e.issues.map((i) => i.path);
-        for (const p of ['traffic.ratePerSecond', 'traffic.payers.0.bin', 'faults.0.kind', 'thresholds.0']) assert.ok(paths.includes(p), `${p} in ${paths}`);
+        for (const p of ['traffic.ratePerSecond', 'traffic.payers.0.bin', 'faults.0.kind', 'thresholds.0'])
+          assert.ok(paths.includes(p), `${p} in ${paths}`);
         assert.match(e.message, /bad\.json/);
         return true;
       },
@@ -40,7 +41,19 @@ describe('scenarios', () => {
 
   it('the hash changes with the scenario and not with key order', async () => {
     const a = await loadScenario('steady');
-    const reordered = parseScenario(JSON.parse(JSON.stringify({ thresholds: a.thresholds, client: a.client, vendor: a.vendor, traffic: a.traffic, description: a.description, name: a.name, seed: a.seed })));
+    const reordered = parseScenario(
+      JSON.parse(
+        JSON.stringify({
+          thresholds: a.thresholds,
+          client: a.client,
+          vendor: a.vendor,
+          traffic: a.traffic,
+          description: a.description,
+          name: a.name,
+          seed: a.seed,
+        }),
+      ),
+    );
     assert.equal(scenarioHash(reordered), scenarioHash(a));
     assert.notEqual(scenarioHash({ ...a, seed: 2 }), scenarioHash(a));
   });

@@ -38,21 +38,42 @@ export const scenarioSchema = z
         /** `poisson` arrivals (default) or evenly spaced `constant` ones. */
         profile: z.enum(['poisson', 'constant']).default('poisson'),
         /** Peaks on the arrival rate: a bell of `widthMs` around `atMs`, times `multiplier` at its top. */
-        peaks: z.array(z.object({ atMs: ms, widthMs: z.number().positive(), multiplier: z.number().min(0) }).strict()).default([]),
+        peaks: z
+          .array(
+            z.object({ atMs: ms, widthMs: z.number().positive(), multiplier: z.number().min(0) }).strict(),
+          )
+          .default([]),
         /** Bursts: `count` claims at once at `atMs`. */
         bursts: z.array(z.object({ atMs: ms, count: z.number().int().positive() }).strict()).default([]),
-        lanes: z.object({ pos: z.number().min(0), batch: z.number().min(0) }).strict().default({ pos: 0.85, batch: 0.15 }),
+        lanes: z
+          .object({ pos: z.number().min(0), batch: z.number().min(0) })
+          .strict()
+          .default({ pos: 0.85, batch: 0.15 }),
         segments: z.record(z.string().min(1), z.number().min(0)).default({ retail: 0.9, specialty: 0.1 }),
         payers: z
-          .array(z.object({ bin: z.string().regex(/^\d{6}$/, 'must be a 6-digit BIN'), pcn: z.string().min(1).max(10), weight: z.number().positive().default(1) }).strict())
+          .array(
+            z
+              .object({
+                bin: z.string().regex(/^\d{6}$/, 'must be a 6-digit BIN'),
+                pcn: z.string().min(1).max(10),
+                weight: z.number().positive().default(1),
+              })
+              .strict(),
+          )
           .min(1)
           .default([{ bin: '610014', pcn: 'ADV', weight: 1 }]),
-        products: z.array(z.object({ ndc, weight: z.number().positive().default(1) }).strict()).min(1).default([{ ndc: '00002143380', weight: 1 }]),
+        products: z
+          .array(z.object({ ndc, weight: z.number().positive().default(1) }).strict())
+          .min(1)
+          .default([{ ndc: '00002143380', weight: 1 }]),
         /** Share of claims that are a resubmission of an earlier one (the ledger answers). */
         resubmitRate: prob.default(0),
       })
       .strict()
-      .refine((t) => t.claims !== undefined || t.durationMs !== undefined, { message: 'needs claims or durationMs', path: ['claims'] }),
+      .refine((t) => t.claims !== undefined || t.durationMs !== undefined, {
+        message: 'needs claims or durationMs',
+        path: ['claims'],
+      }),
     vendor: z
       .object({
         /**
@@ -60,15 +81,26 @@ export const scenarioSchema = z
          * window's end: what X-RateLimit-Reset describes), or a token `bucket`.
          */
         quota: z.discriminatedUnion('kind', [
-          z.object({ kind: z.literal('window'), limit: z.number().int().positive(), windowMs: z.number().positive() }).strict(),
+          z
+            .object({
+              kind: z.literal('window'),
+              limit: z.number().int().positive(),
+              windowMs: z.number().positive(),
+            })
+            .strict(),
           z.object({ kind: z.literal('bucket'), ratePerSecond: rate, burst: z.number().positive() }).strict(),
         ]),
-        latency: z.object({ medianMs: z.number().positive(), p99Ms: z.number().positive() }).strict().default({ medianMs: 40, p99Ms: 250 }),
+        latency: z
+          .object({ medianMs: z.number().positive(), p99Ms: z.number().positive() })
+          .strict()
+          .default({ medianMs: 40, p99Ms: 250 }),
         /** Token lifetime; absent means the vendor asks for no credentials. */
         tokenTtlSeconds: z.number().positive().optional(),
         retryAfter: z.enum(['seconds', 'http-date']).default('seconds'),
         /** Clinical and coverage rejects by 511-FB code, as a share of adjudications. */
-        rejects: z.record(z.string().regex(/^[0-9A-Z]{2,3}$/), prob).default({ '70': 0.01, '75': 0.01, '76': 0.005, '79': 0.02, '88': 0.005 }),
+        rejects: z
+          .record(z.string().regex(/^[0-9A-Z]{2,3}$/), prob)
+          .default({ '70': 0.01, '75': 0.01, '76': 0.005, '79': 0.02, '88': 0.005 }),
         /** BIN/PCN routes this vendor does not serve (answered 404). */
         unknownRoutes: z.array(z.string()).default([]),
         /** NDCs this vendor does not know (answered 404). */
@@ -77,10 +109,19 @@ export const scenarioSchema = z
         repairable: z.array(ndc).default([]),
       })
       .strict(),
-    nodes: z.object({ fallback: z.boolean().default(false), sharedIdempotency: z.boolean().default(false) }).strict().default({ fallback: false, sharedIdempotency: false }),
+    nodes: z
+      .object({ fallback: z.boolean().default(false), sharedIdempotency: z.boolean().default(false) })
+      .strict()
+      .default({ fallback: false, sharedIdempotency: false }),
     client: z
       .object({
-        limiter: z.object({ ratePerSecond: rate, burst: z.number().positive(), concurrency: z.number().int().positive().optional() }).strict(),
+        limiter: z
+          .object({
+            ratePerSecond: rate,
+            burst: z.number().positive(),
+            concurrency: z.number().int().positive().optional(),
+          })
+          .strict(),
         breaker: z
           .object({
             windowMs: z.number().positive().default(10_000),
@@ -91,14 +132,26 @@ export const scenarioSchema = z
             successesToClose: z.number().int().positive().default(3),
           })
           .strict()
-          .default({ windowMs: 10_000, minimumCalls: 20, failureRate: 0.5, openMs: 5_000, maxProbes: 2, successesToClose: 3 }),
+          .default({
+            windowMs: 10_000,
+            minimumCalls: 20,
+            failureRate: 0.5,
+            openMs: 5_000,
+            maxProbes: 2,
+            successesToClose: 3,
+          }),
         budgets: z
-          .object({ pos: z.record(z.string(), z.number().positive()).default({ retail: 800, specialty: 1200 }), batchMs: z.number().positive().default(3_600_000) })
+          .object({
+            pos: z.record(z.string(), z.number().positive()).default({ retail: 800, specialty: 1200 }),
+            batchMs: z.number().positive().default(3_600_000),
+          })
           .strict()
           .default({ pos: { retail: 800, specialty: 1200 }, batchMs: 3_600_000 }),
         readTimeoutMs: z.number().positive().default(3000),
         /** The crosswalk: NDC → { gpi, ndc (successor) }. */
-        crosswalk: z.record(ndc, z.object({ gpi: z.string().min(1), ndc: ndc.optional() }).strict()).default({}),
+        crosswalk: z
+          .record(ndc, z.object({ gpi: z.string().min(1), ndc: ndc.optional() }).strict())
+          .default({}),
       })
       .strict(),
     faults: z
@@ -116,9 +169,16 @@ export const scenarioSchema = z
       )
       .default([]),
     /** k6-style thresholds, e.g. `throttled_rate<0.01`, `pos_p99_ms<800`. */
-    thresholds: z.array(z.string().regex(/^[a-z_0-9]+\s*(<=|>=|<|>|==)\s*-?\d+(\.\d+)?$/, 'must look like metric<number')).default([]),
+    thresholds: z
+      .array(
+        z.string().regex(/^[a-z_0-9]+\s*(<=|>=|<|>|==)\s*-?\d+(\.\d+)?$/, 'must look like metric<number'),
+      )
+      .default([]),
     /** After the last fault window heals, throughput must be back within this long. */
-    liveness: z.object({ withinMs: z.number().positive().default(30_000) }).strict().default({ withinMs: 30_000 }),
+    liveness: z
+      .object({ withinMs: z.number().positive().default(30_000) })
+      .strict()
+      .default({ withinMs: 30_000 }),
   })
   .strict();
 
@@ -139,7 +199,11 @@ export class ScenarioError extends Error {
 
 export function parseScenario(input: unknown, source = '(inline)'): Scenario {
   const r = scenarioSchema.safeParse(input);
-  if (!r.success) throw new ScenarioError(source, r.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message })));
+  if (!r.success)
+    throw new ScenarioError(
+      source,
+      r.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message })),
+    );
   return r.data;
 }
 
@@ -180,7 +244,12 @@ export async function loadScenario(nameOrPath: string): Promise<Scenario> {
   try {
     text = await readFile(url ?? nameOrPath, 'utf8');
   } catch {
-    throw new ScenarioError(source, [{ path: '(file)', message: `no scenario named "${nameOrPath}" and no such file (try: ${SCENARIO_NAMES.join(', ')})` }]);
+    throw new ScenarioError(source, [
+      {
+        path: '(file)',
+        message: `no scenario named "${nameOrPath}" and no such file (try: ${SCENARIO_NAMES.join(', ')})`,
+      },
+    ]);
   }
   let data: unknown;
   try {

@@ -34,7 +34,10 @@ export interface ThresholdResult {
   readonly ok: boolean;
 }
 
-export function evaluateThresholds(expressions: readonly string[], metrics: Record<string, number>): ThresholdResult[] {
+export function evaluateThresholds(
+  expressions: readonly string[],
+  metrics: Record<string, number>,
+): ThresholdResult[] {
   return expressions.map((expression) => {
     const m = /^([a-z_0-9]+)\s*(<=|>=|<|>|==)\s*(-?\d+(?:\.\d+)?)$/.exec(expression.trim());
     if (!m) return { expression, metric: expression, actual: undefined, ok: false };
@@ -43,7 +46,15 @@ export function evaluateThresholds(expressions: readonly string[], metrics: Reco
     const limit = Number(raw);
     const ok =
       actual !== undefined &&
-      (op === '<' ? actual < limit : op === '<=' ? actual <= limit : op === '>' ? actual > limit : op === '>=' ? actual >= limit : actual === limit);
+      (op === '<'
+        ? actual < limit
+        : op === '<='
+          ? actual <= limit
+          : op === '>'
+            ? actual > limit
+            : op === '>='
+              ? actual >= limit
+              : actual === limit);
     return { expression, metric, actual, ok };
   });
 }

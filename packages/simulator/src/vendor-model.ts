@@ -1,13 +1,19 @@
 import type { Clock } from '@rxgate/ratelimit';
 import { Decimal } from 'decimal.js';
-import { type Random, logNormal, stream, weighted } from './random.js';
+import { logNormal, type Random, stream, weighted } from './random.js';
 import type { FaultKind, Scenario } from './scenario.js';
 
 export type NodeName = 'primary' | 'fallback';
 
 /** What the vendor does with one request. */
 export type VendorAction =
-  | { readonly kind: 'respond'; readonly status: number; readonly headers: Record<string, string>; readonly body: string; readonly delayMs: number }
+  | {
+      readonly kind: 'respond';
+      readonly status: number;
+      readonly headers: Record<string, string>;
+      readonly body: string;
+      readonly delayMs: number;
+    }
   /** The connection is refused: the request never left. */
   | { readonly kind: 'refuse'; readonly delayMs: number }
   /** The connection resets after the request left (committed or not, the client cannot tell). */
@@ -61,8 +67,10 @@ export class VendorModel {
     this.#start = start;
     this.#random = stream(scenario.seed, 'vendor');
     this.faultsFired = scenario.faults.map(() => 0);
-    scenario.faults.forEach((f, i) => this.#byKind.set(f.kind, [...(this.#byKind.get(f.kind) ?? []), i]));
-    for (const node of ['primary', 'fallback'] as const) this.#quota.set(node, makeQuota(scenario.vendor.quota, start));
+    for (const [i, f] of scenario.faults.entries())
+      this.#byKind.set(f.kind, [...(this.#byKind.get(f.kind) ?? []), i]);
+    for (const node of ['primary', 'fallback'] as const)
+      this.#quota.set(node, makeQuota(scenario.vendor.quota, start));
   }
 
   /** Requests the node would still take now. */
@@ -85,13 +93,24 @@ export class VendorModel {
     const delayMs = logNormal(this.#random, v.latency.medianMs, v.latency.p99Ms) * spike;
     const json = (status: number, body: unknown, headers: Record<string, string> = {}): VendorAction => {
       this.#count(String(status));
-      return { kind: 'respond', status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), delayMs };
+      return {
+        kind: 'respond',
+        status,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+        delayMs,
+      };
     };
 
-    if (this.#fault('outage', node, t) !== undefined) return this.#net('refused', { kind: 'refuse', delayMs: Math.min(delayMs, 5) });
+    if (this.#fault('outage', node, t) !== undefined)
+      return this.#net('refused', { kind: 'refuse', delayMs: Math.min(delayMs, 5) });
 
     if (req.path.endsWith('/oauth/token')) {
-      if (!req.body.includes('grant_type=client_credentials') || !req.headers.authorization?.startsWith('Basic ')) return json(401, { error: 'invalid_client' });
+      if (
+        !req.body.includes('grant_type=client_credentials') ||
+        !req.headers.authorization?.startsWith('Basic ')
+      )
+        return json(401, { error: 'invalid_client' });
       const token = `tok-${node}-${++this.#tokenSeq}`;
       const ttl = v.tokenTtlSeconds ?? 300;
       this.#tokens.set(token, now + ttl * 1000);
@@ -102,14 +121,19 @@ export class VendorModel {
     const maintenance = this.#fault('503-maintenance', node, t);
     if (maintenance !== undefined) {
       const endsIn = this.#s.faults[maintenance]!.endMs - t;
-      return json(503, { error: 'maintenance' }, { 'retry-after': String(Math.max(1, Math.ceil(endsIn / 1000))) });
+      return json(
+        503,
+        { error: 'maintenance' },
+        { 'retry-after': String(Math.max(1, Math.ceil(endsIn / 1000))) },
+      );
     }
     if (v.tokenTtlSeconds !== undefined) {
       const token = req.headers.authorization?.replace(/^Bearer /, '') ?? '';
       const expiresAt = this.#tokens.get(token);
       const revoked = this.#revokedBefore(node, t);
       const issuedAt = expiresAt === undefined ? 0 : expiresAt - v.tokenTtlSeconds * 1000 - this.#start;
-      if (expiresAt === undefined || now >= expiresAt || (revoked !== undefined && issuedAt < revoked)) return json(401, { error: 'token_expired' });
+      if (expiresAt === undefined || now >= expiresAt || (revoked !== undefined && issuedAt < revoked))
+        return json(401, { error: 'token_expired' });
     }
 
     // The quota: a storm shrinks it; 503-throttle answers the excess with a 503.
@@ -117,7 +141,10 @@ export class VendorModel {
     const storm = this.#fault('429-storm', node, t) !== undefined ? 0.25 : 1;
     if (!quota.take(now, storm)) {
       const wait = quota.retryAfterMs(now);
-      const retryAfter = v.retryAfter === 'http-date' ? new Date(now + wait + 999).toUTCString() : String(Math.max(1, Math.ceil(wait / 1000)));
+      const retryAfter =
+        v.retryAfter === 'http-date'
+          ? new Date(now + wait + 999).toUTCString()
+          : String(Math.max(1, Math.ceil(wait / 1000)));
       const headers = { ...quota.headers(now), 'retry-after': retryAfter, date: new Date(now).toUTCString() };
       return json(this.#fault('503-throttle', node, t) !== undefined ? 503 : 429, {}, headers);
     }
@@ -128,13 +155,21 @@ export class VendorModel {
     const stored = store.get(key);
     if (stored !== undefined) {
       this.#count(`${stored.status}`);
-      return { kind: 'respond', status: stored.status, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true', ...quotaHeaders }, body: stored.body, delayMs };
+      return {
+        kind: 'respond',
+        status: stored.status,
+        headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true', ...quotaHeaders },
+        body: stored.body,
+        delayMs,
+      };
     }
 
     if (this.#fault('timeout', node, t) !== undefined) return this.#net('hang', { kind: 'hang' });
     if (this.#fault('reset', node, t) !== undefined) return this.#net('reset', { kind: 'reset', delayMs });
-    if (this.#fault('server-error', node, t) !== undefined) return json([500, 502, 504][Math.floor(this.#random() * 3)]!, { error: 'server' }, quotaHeaders);
-    if (this.#fault('host-error', node, t) !== undefined) return json(200, { '112-AN': 'R', '511-FB': [this.#random() < 0.5 ? '92' : '95'] }, quotaHeaders);
+    if (this.#fault('server-error', node, t) !== undefined)
+      return json([500, 502, 504][Math.floor(this.#random() * 3)]!, { error: 'server' }, quotaHeaders);
+    if (this.#fault('host-error', node, t) !== undefined)
+      return json(200, { '112-AN': 'R', '511-FB': [this.#random() < 0.5 ? '92' : '95'] }, quotaHeaders);
 
     let claim: Record<string, unknown>;
     try {
@@ -142,9 +177,11 @@ export class VendorModel {
     } catch {
       return json(400, { error: 'invalid', field: '(body)' }, quotaHeaders);
     }
-    if (v.unknownRoutes.includes(`${claim['101-A1']}/${claim['104-A4']}`)) return json(404, { error: 'unknown_route', field: '104-A4' }, quotaHeaders);
+    if (v.unknownRoutes.includes(`${claim['101-A1']}/${claim['104-A4']}`))
+      return json(404, { error: 'unknown_route', field: '104-A4' }, quotaHeaders);
     const productId = String(claim['407-D7']);
-    if (v.unknownProducts.includes(productId)) return json(404, { error: 'unknown_product', field: '407-D7' }, quotaHeaders);
+    if (v.unknownProducts.includes(productId))
+      return json(404, { error: 'unknown_product', field: '407-D7' }, quotaHeaders);
 
     const answer = this.#adjudicate(claim, productId);
     store.set(key, { status: 200, body: answer });
@@ -153,13 +190,21 @@ export class VendorModel {
       this.payments.set(identity, (this.payments.get(identity) ?? 0) + 1);
     }
     // It paid; now it may lose the answer.
-    if (this.#fault('ambiguous-commit', node, t) !== undefined) return this.#net('reset', this.#random() < 0.5 ? { kind: 'reset', delayMs } : { kind: 'hang' });
+    if (this.#fault('ambiguous-commit', node, t) !== undefined)
+      return this.#net('reset', this.#random() < 0.5 ? { kind: 'reset', delayMs } : { kind: 'hang' });
     this.#count('200');
-    return { kind: 'respond', status: 200, headers: { 'content-type': 'application/json', ...quotaHeaders }, body: answer, delayMs };
+    return {
+      kind: 'respond',
+      status: 200,
+      headers: { 'content-type': 'application/json', ...quotaHeaders },
+      body: answer,
+      delayMs,
+    };
   }
 
   #adjudicate(claim: Record<string, unknown>, productId: string): string {
-    if (this.#s.vendor.repairable.includes(productId)) return JSON.stringify({ '112-AN': 'R', '511-FB': ['21'] });
+    if (this.#s.vendor.repairable.includes(productId))
+      return JSON.stringify({ '112-AN': 'R', '511-FB': ['21'] });
     const rejects = this.#s.vendor.rejects;
     const x = this.#random();
     let acc = 0;
@@ -169,13 +214,18 @@ export class VendorModel {
     }
     // Paid: amounts computed in decimal, sent as decimal strings.
     const cost = new Decimal(String(claim['409-D9'] ?? '0'));
-    const copay = Decimal.min(cost, new Decimal(weighted(this.#random, { '0.00': 1, '5.00': 3, '10.00': 2 })));
+    const copay = Decimal.min(
+      cost,
+      new Decimal(weighted(this.#random, { '0.00': 1, '5.00': 3, '10.00': 2 })),
+    );
     return JSON.stringify({
       '112-AN': 'P',
       '505-F5': copay.toFixed(2),
       '506-F6': cost.toFixed(2),
       '509-F9': cost.minus(copay).toFixed(2),
-      '503-F3': `A${Math.floor(this.#random() * 1e9).toString(36).toUpperCase()}`,
+      '503-F3': `A${Math.floor(this.#random() * 1e9)
+        .toString(36)
+        .toUpperCase()}`,
     });
   }
 

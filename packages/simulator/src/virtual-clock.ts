@@ -28,7 +28,12 @@ export class VirtualClock implements Clock {
   }
 
   setTimer(delayMs: number, callback: () => void): TimerHandle {
-    const t: Timer = { at: this.#now + (delayMs > 0 ? delayMs : 0), seq: this.#seq++, fn: callback, cancelled: false };
+    const t: Timer = {
+      at: this.#now + Math.max(0, delayMs || 0),
+      seq: this.#seq++,
+      fn: callback,
+      cancelled: false,
+    };
     this.#push(t);
     return {
       cancel: () => {
