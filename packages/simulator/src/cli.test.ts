@@ -45,7 +45,7 @@ describe('rxgate-sim', () => {
     const audit = join(tmpdir(), `rxgate-sim-${process.pid}.audit.jsonl`);
     const r = sim(
       'run',
-      'ambiguous-commits',
+      'steady',
       '--seed',
       '9',
       '--claims',
@@ -58,7 +58,9 @@ describe('rxgate-sim', () => {
       '--audit-file',
       audit,
     );
-    const report = JSON.parse(r.stdout) as { seed: number; claims: number };
+    assert.equal(r.status, 0, `exit ${r.status}: ${r.stderr}`);
+    const report = JSON.parse(r.stdout) as { seed: number; claims: number; ok: boolean };
+    assert.equal(report.ok, true, 'writing the audit file does not move simulated time');
     assert.equal(report.seed, 9);
     assert.equal(report.claims, 80);
     const { readFile } = await import('node:fs/promises');
