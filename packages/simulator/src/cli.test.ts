@@ -51,7 +51,7 @@ describe('rxgate-sim', () => {
       '--claims',
       '80',
       '--rate',
-      '20',
+      '8',
       '--json',
       '--log-file',
       log,
