@@ -5,7 +5,8 @@ export type RateLimitErrorCode =
   | 'RXGATE_RATELIMIT_INVALID_OPTION'
   | 'RXGATE_RATELIMIT_DEADLINE'
   | 'RXGATE_RATELIMIT_ABORTED'
-  | 'RXGATE_RATELIMIT_CLOSED';
+  | 'RXGATE_RATELIMIT_CLOSED'
+  | 'RXGATE_RATELIMIT_STORE_UNAVAILABLE';
 
 /** Base class of this package's errors; test with {@link isRateLimitError}, which works across duplicate installs. */
 export class RateLimitError extends Error {
