@@ -21,8 +21,14 @@ export interface RedisServer {
 /** Whether redis-server can run here; under CI its absence is a failure, not a skip. */
 export function redisAvailable(): boolean {
   const found = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
-  if (!found && process.env.CI) throw new Error('redis-server is missing under CI: .ci/run must install it (apt-get install -y redis-server)');
-  if (!found) process.stderr.write('\n!!! redis-server not found: the Redis tests are SKIPPED (apt-get install redis-server)\n\n');
+  if (!found && process.env.CI)
+    throw new Error(
+      'redis-server is missing under CI: .ci/run must install it (apt-get install -y redis-server)',
+    );
+  if (!found)
+    process.stderr.write(
+      '\n!!! redis-server not found: the Redis tests are SKIPPED (apt-get install redis-server)\n\n',
+    );
   return found;
 }
 
@@ -44,9 +50,26 @@ export async function startRedis(): Promise<RedisServer> {
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      const c = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--loglevel', 'notice'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const c = spawn(
+        'redis-server',
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          dir,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--loglevel',
+          'notice',
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       child = c;
       let out = '';
       const onData = (b: Buffer) => {

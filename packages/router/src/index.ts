@@ -48,6 +48,7 @@ export {
   type LaneBudgets,
   type RetryOptions,
   type Router,
+  type RouterLimiter,
   type RouterNode,
   type RouterOptions,
   type SubmitOptions,

@@ -1,4 +1,4 @@
-import type { Decimal } from 'decimal.js';
+import { Decimal } from 'decimal.js';
 import type { FieldIssue } from './errors.js';
 
 /** Where a lane's claim ended up and how it got there; safe to log (no PHI). */
@@ -68,4 +68,20 @@ export type OutcomeKind = Outcome['kind'];
 /** The outcome as plain JSON (decimal strings), for the audit log and the ledger store. */
 export function outcomeToJSON(o: Outcome): Record<string, unknown> {
   return JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
+}
+
+/** An outcome as JSON text, amounts as decimal strings: for a shared ledger. */
+export function serializeOutcome(o: Outcome): string {
+  return JSON.stringify(o);
+}
+
+/** The inverse of {@link serializeOutcome}: amounts back to `Decimal`. */
+export function deserializeOutcome(text: string): Outcome {
+  const o = JSON.parse(text) as Outcome & { amounts?: Record<string, string> };
+  if ('amounts' in o && o.amounts) {
+    const amounts: Record<string, Decimal> = {};
+    for (const [k, v] of Object.entries(o.amounts)) amounts[k] = new Decimal(v);
+    return { ...o, amounts } as Outcome;
+  }
+  return o;
 }

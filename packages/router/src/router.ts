@@ -5,7 +5,8 @@ import {
   createLimiter,
   isDeadlineExceededError,
   type Lease,
-  type Limiter,
+  type LimiterAcquireOptions,
+  type QuotaSignal,
   systemClock,
 } from '@rxgate/ratelimit';
 import { Decimal } from 'decimal.js';
@@ -24,13 +25,19 @@ import { type Transport, undiciTransport, type WireResponse } from './transport.
 
 export type Lane = 'pos' | 'batch';
 
+/** What the router needs of a limiter: `createLimiter`'s, or the shared Redis one (`@rxgate/ratelimit/redis`). */
+export interface RouterLimiter {
+  acquire(options: LimiterAcquireOptions): Promise<Lease>;
+  observe(signal: QuotaSignal, options?: { readonly key?: string }): void;
+}
+
 /** A vendor node. The first of `nodes` is the primary, the second the fallback. */
 export interface RouterNode {
   readonly name: string;
   /** Base URL of the vendor contract (`/adjudicate`, `/oauth/token` under it). */
   readonly url: string;
   /** This node's own quota; the router-level `limiter` when absent. */
-  readonly limiter?: Limiter;
+  readonly limiter?: RouterLimiter;
 }
 
 /** Deadline budgets in milliseconds by lane and segment (the SLA of a claim). */
@@ -57,7 +64,7 @@ export interface RouterOptions {
   /** Whether the fallback's state is current; failover happens only when it says so. @default () => true */
   readonly parity?: (node: string) => boolean;
   /** The vendor quota. @default 10/s, burst 20 */
-  readonly limiter?: Limiter;
+  readonly limiter?: RouterLimiter;
   /** Breakers keyed `node:segment`. @default time-window 50% over 30 s, min 10 calls */
   readonly breakers?: Breakers;
   /** Bearer tokens; none means no Authorization header. */
@@ -196,7 +203,7 @@ export function createRouter(options: RouterOptions): Router {
     .toString(16)
     .padStart(6, '0');
 
-  const limiterOf = (i: number): Limiter => nodes[i]!.limiter ?? limiter;
+  const limiterOf = (i: number): RouterLimiter => nodes[i]!.limiter ?? limiter;
   const breakerKey = (i: number, segment: string) => `${nodes[i]!.name}:${segment}`;
   const breakerOf = (i: number, segment: string) => {
     const key = breakerKey(i, segment);
@@ -602,9 +609,31 @@ export function createRouter(options: RouterOptions): Router {
     }
     const claim = parsed.claim;
     const claimKey = idempotencyKey(claim, options.idempotencySecret);
-    const entry = await ledger.begin(claimKey);
-    if (entry.kind === 'done') return entry.outcome;
-    if (entry.kind === 'in-flight') return entry.wait;
+    // Join a claim in flight; when its owner is gone (a crashed process), take it over.
+    for (;;) {
+      let entry: Awaited<ReturnType<Ledger['begin']>>;
+      try {
+        entry = await ledger.begin(claimKey);
+      } catch {
+        // Without the ledger, exactly-once cannot be promised: nothing is sent.
+        const outcome: Outcome = {
+          kind: 'dead-lettered',
+          reason: 'ledger-unavailable',
+          lane: 'batch',
+          claimKey,
+          correlationId,
+          path: [],
+          attempts: 0,
+          elapsedMs: clock.now() - start,
+        };
+        await finishOutcome(outcome, lane);
+        return outcome;
+      }
+      if (entry.kind === 'done') return entry.outcome;
+      if (entry.kind === 'owner') break;
+      const joined = await entry.wait;
+      if (joined !== undefined) return joined;
+    }
 
     const budgets = lanes[lane];
     const deadline = o.deadline ?? start + (budgets[segment] ?? budgets.default);
@@ -647,7 +676,11 @@ export function createRouter(options: RouterOptions): Router {
       deadlineTimer.cancel();
       o.signal?.removeEventListener('abort', onAbort);
     }
-    await ledger.finish(claimKey, outcome);
+    try {
+      await ledger.finish(claimKey, outcome);
+    } catch {
+      log.warn({ correlationId, ledger: 'finish-failed' }, 'ledger unavailable at finish');
+    }
     await finishOutcome(outcome, lane);
     return outcome;
   }

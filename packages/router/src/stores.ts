@@ -5,7 +5,11 @@ import type { Outcome } from './outcome.js';
 export type LedgerEntry =
   | { readonly kind: 'owner' }
   | { readonly kind: 'done'; readonly outcome: Outcome }
-  | { readonly kind: 'in-flight'; readonly wait: Promise<Outcome> };
+  /**
+   * Another submission owns the claim. `wait` gives its outcome, or undefined when the owner
+   * is gone (its lease expired: a crashed process): begin again, and take the claim over.
+   */
+  | { readonly kind: 'in-flight'; readonly wait: Promise<Outcome | undefined> };
 
 /**
  * Claim ownership and finished outcomes, by idempotency key: a finished claim returns its

@@ -13,13 +13,19 @@ let server: RedisServer;
 const clients: Redis[] = [];
 
 async function client(): Promise<Redis> {
-  const r = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1000, retryStrategy: () => 50 });
+  const r = new Redis(server.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 1000,
+    retryStrategy: () => 50,
+  });
   r.on('error', () => {});
   clients.push(r);
   if (r.status !== 'ready') await new Promise((res) => r.once('ready', res));
   return r;
 }
-const waitReady = (r: Redis) => (r.status === 'ready' ? Promise.resolve() : new Promise((res) => r.once('ready', res)));
+const waitReady = (r: Redis) =>
+  r.status === 'ready' ? Promise.resolve() : new Promise((res) => r.once('ready', res));
 let n = 0;
 const fresh = () => `t${process.pid}-${++n}`;
 
@@ -33,7 +39,11 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
   });
 
   it('one acquire is one round trip; a burst, then pacing at the shared rate', async () => {
-    const limiter = createRedisLimiter({ redis: await client(), name: fresh(), account: { ratePerSecond: 20, burst: 10 } });
+    const limiter = createRedisLimiter({
+      redis: await client(),
+      name: fresh(),
+      account: { ratePerSecond: 20, burst: 10 },
+    });
     await limiter.acquire({ key: 'p' }); // loads the script (NOSCRIPT, then EVAL) on a fresh server
     const warm = limiter.roundTrips;
     const t0 = Date.now();
@@ -41,17 +51,28 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
     assert.equal(limiter.roundTrips - warm, 9, 'one EVALSHA per uncontended acquire');
     assert.ok(Date.now() - t0 < 1000);
     const times: number[] = [];
-    await Promise.all(Array.from({ length: 10 }, () => limiter.acquire({ key: 'p', lane: 'batch' }).then(() => times.push(Date.now() - t0))));
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        limiter.acquire({ key: 'p', lane: 'batch' }).then(() => times.push(Date.now() - t0)),
+      ),
+    );
     // 10 more at 20/s: the last about 500 ms in.
     assert.ok(Math.max(...times) >= 400, `paced: ${Math.max(...times)} ms`);
     limiter.close();
   });
 
   it('fails fast with the predicted wait when the deadline cannot be met', async () => {
-    const limiter = createRedisLimiter({ redis: await client(), name: fresh(), account: { ratePerSecond: 1, burst: 1 } });
+    const limiter = createRedisLimiter({
+      redis: await client(),
+      name: fresh(),
+      account: { ratePerSecond: 1, burst: 1 },
+    });
     await limiter.acquire({ key: 'p' });
     const t0 = Date.now();
-    await assert.rejects(limiter.acquire({ key: 'p', deadline: Date.now() + 300 }), (e) => isDeadlineExceededError(e) && e.predictedWaitMs > 300);
+    await assert.rejects(
+      limiter.acquire({ key: 'p', deadline: Date.now() + 300 }),
+      (e) => isDeadlineExceededError(e) && e.predictedWaitMs > 300,
+    );
     assert.ok(Date.now() - t0 < 200, 'rejected at once, not at the deadline');
     limiter.close();
   });
@@ -59,7 +80,12 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
   it('account and key are taken together: a claim waiting on its key spends no account token', async () => {
     const name = fresh();
     const make = async () =>
-      createRedisLimiter({ redis: await client(), name, account: { ratePerSecond: 10, burst: 10 }, perKey: { overrides: { slow: { ratePerSecond: 2, burst: 2 } } } });
+      createRedisLimiter({
+        redis: await client(),
+        name,
+        account: { ratePerSecond: 10, burst: 10 },
+        perKey: { overrides: { slow: { ratePerSecond: 2, burst: 2 } } },
+      });
     const [a, b] = [await make(), await make()];
     const until = Date.now() + 3000;
     let slow = 0;
@@ -83,7 +109,10 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
     // In 3 s: the slow key at most 2 + 2·3 = 8; the account 10 + 10·3 = 40 in all.
     assert.ok(slow <= 8, `slow key admitted ${slow}`);
     assert.ok(slow + fast <= 40, `account admitted ${slow + fast}`);
-    assert.ok(fast >= 40 - slow - 3, `the fast key got what the slow one did not use: ${fast} (slow ${slow})`);
+    assert.ok(
+      fast >= 40 - slow - 3,
+      `the fast key got what the slow one did not use: ${fast} (slow ${slow})`,
+    );
     a.close();
     b.close();
   });
@@ -91,9 +120,14 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
   it('four worker processes sharing 20/s, burst 10, for 10 s admit at most 210 and at least 95 % of it', async () => {
     const name = fresh();
     const workerFile = fileURLToPath(new URL('./worker.fixture.ts', import.meta.url));
-    const workers = Array.from({ length: 4 }, () => fork(workerFile, [server.url, name, '10000', '4'], { execArgv: ['--import', 'tsx'] }));
+    const workers = Array.from({ length: 4 }, () =>
+      fork(workerFile, [server.url, name, '10000', '4'], { execArgv: ['--import', 'tsx'] }),
+    );
     await Promise.all(workers.map((w) => new Promise((r) => w.once('message', r))));
-    const results = workers.map((w) => new Promise<{ admitted: number; roundTrips: number }>((r) => w.once('message', (m) => r(m as never))));
+    const results = workers.map(
+      (w) =>
+        new Promise<{ admitted: number; roundTrips: number }>((r) => w.once('message', (m) => r(m as never))),
+    );
     for (const w of workers) w.send('go');
     const counts = await Promise.all(results);
     const total = counts.reduce((s, c) => s + c.admitted, 0);
@@ -120,7 +154,11 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
 
   it('reloads its script after SCRIPT FLUSH (NOSCRIPT)', async () => {
     const r = await client();
-    const limiter = createRedisLimiter({ redis: r, name: fresh(), account: { ratePerSecond: 100, burst: 100 } });
+    const limiter = createRedisLimiter({
+      redis: r,
+      name: fresh(),
+      account: { ratePerSecond: 100, burst: 100 },
+    });
     await limiter.acquire({ key: 'p' });
     await r.script('FLUSH');
     await limiter.acquire({ key: 'p' });
@@ -130,7 +168,12 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
 
   it('leaves no key without a TTL', async () => {
     const r = await client();
-    const limiter = createRedisLimiter({ redis: r, name: fresh(), account: { ratePerSecond: 100, burst: 100 }, perKey: { default: { ratePerSecond: 10, burst: 10 } } });
+    const limiter = createRedisLimiter({
+      redis: r,
+      name: fresh(),
+      account: { ratePerSecond: 100, burst: 100 },
+      perKey: { default: { ratePerSecond: 10, burst: 10 } },
+    });
     for (let i = 0; i < 20; i++) await limiter.acquire({ key: `payer-${i % 5}` });
     limiter.observe({ retryAfterMs: 100 });
     limiter.observe({ throttled: true }, { key: 'payer-1' });
@@ -144,14 +187,26 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
   it('Redis down: fail closed with a typed error, never past the deadline; or fall back to a local limit and come back', async () => {
     const closedR = await client();
     const localR = await client();
-    const closedL = createRedisLimiter({ redis: closedR, name: fresh(), account: { ratePerSecond: 100, burst: 100 } });
-    const localL = createRedisLimiter({ redis: localR, name: fresh(), account: { ratePerSecond: 100, burst: 100 }, onUnavailable: { fallback: 'local', processes: 4 } });
+    const closedL = createRedisLimiter({
+      redis: closedR,
+      name: fresh(),
+      account: { ratePerSecond: 100, burst: 100 },
+    });
+    const localL = createRedisLimiter({
+      redis: localR,
+      name: fresh(),
+      account: { ratePerSecond: 100, burst: 100 },
+      onUnavailable: { fallback: 'local', processes: 4 },
+    });
     await localL.acquire({ key: 'p' });
     const before = localL.roundTrips;
     await server.stop(true);
     await new Promise((res) => setTimeout(res, 100));
     const t0 = Date.now();
-    await assert.rejects(closedL.acquire({ key: 'p', deadline: Date.now() + 800 }), (e) => isStoreUnavailableError(e) || isDeadlineExceededError(e));
+    await assert.rejects(
+      closedL.acquire({ key: 'p', deadline: Date.now() + 800 }),
+      (e) => isStoreUnavailableError(e) || isDeadlineExceededError(e),
+    );
     assert.ok(Date.now() - t0 <= 900, 'nothing hangs past the deadline');
     // The local fallback admits at a quarter of the shared rate.
     for (let i = 0; i < 5; i++) await localL.acquire({ key: 'p', deadline: Date.now() + 2000 });

@@ -1,6 +1,11 @@
 import type { Cluster, Redis } from 'ioredis';
 import { type Clock, systemClock, type TimerHandle } from '../clock.js';
-import { AcquireAbortedError, DeadlineExceededError, InvalidOptionError, LimiterClosedError } from '../errors.js';
+import {
+  AcquireAbortedError,
+  DeadlineExceededError,
+  InvalidOptionError,
+  LimiterClosedError,
+} from '../errors.js';
 import type { Lane, LimiterListener } from '../events.js';
 import { type Lease, NOOP_LEASE } from '../lease.js';
 import { createLimiter, type Limiter, type LimiterAcquireOptions, type LimitOptions } from '../limiter.js';
@@ -16,7 +21,10 @@ export interface RedisLimiterOptions {
   readonly name: string;
   /** The account-wide limit every process shares (rate and burst; concurrency stays per process). */
   readonly account: Omit<LimitOptions, 'concurrency'>;
-  readonly perKey?: { readonly default?: Omit<LimitOptions, 'concurrency'>; readonly overrides?: Readonly<Record<string, Omit<LimitOptions, 'concurrency'>>> };
+  readonly perKey?: {
+    readonly default?: Omit<LimitOptions, 'concurrency'>;
+    readonly overrides?: Readonly<Record<string, Omit<LimitOptions, 'concurrency'>>>;
+  };
   /**
    * When Redis is down or slow: `fail-closed` rejects with `StoreUnavailableError`; `local`
    * falls back to a conservative local limit (the shared rates divided by `processes`) and
@@ -37,7 +45,15 @@ export interface SharedLimiter {
   acquire(options: LimiterAcquireOptions): Promise<Lease>;
   run<T>(key: string, fn: () => T | PromiseLike<T>, options?: Omit<LimiterAcquireOptions, 'key'>): Promise<T>;
   observe(signal: QuotaSignal, options?: { readonly key?: string }): void;
-  snapshot(key?: string): Promise<{ tokens: number; ratePerSecond: number; pausedForMs: number; waiting: number; shared: boolean }>;
+  snapshot(
+    key?: string,
+  ): Promise<{
+    tokens: number;
+    ratePerSecond: number;
+    pausedForMs: number;
+    waiting: number;
+    shared: boolean;
+  }>;
   /** Round trips to Redis so far. */
   readonly roundTrips: number;
   close(): void;
@@ -77,9 +93,14 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
     throw new InvalidOptionError('name', 'must be a non-empty string without braces');
   }
   const clock = options.clock ?? systemClock;
-  const account = { ratePerSecond: positive('account.ratePerSecond', options.account?.ratePerSecond), burst: positive('account.burst', options.account?.burst) };
-  const beta = options.adaptive?.beta === undefined ? 0.7 : inRange('adaptive.beta', options.adaptive.beta, 0, 1, true);
-  const scale = options.adaptive?.scale === undefined ? 0.4 : positive('adaptive.scale', options.adaptive.scale);
+  const account = {
+    ratePerSecond: positive('account.ratePerSecond', options.account?.ratePerSecond),
+    burst: positive('account.burst', options.account?.burst),
+  };
+  const beta =
+    options.adaptive?.beta === undefined ? 0.7 : inRange('adaptive.beta', options.adaptive.beta, 0, 1, true);
+  const scale =
+    options.adaptive?.scale === undefined ? 0.4 : positive('adaptive.scale', options.adaptive.scale);
   const minRate = options.adaptive?.minRatePerSecond;
   const store = new RedisStore(options.redis, {
     ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
@@ -90,13 +111,18 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
   const keyLimit = (key: string) => options.perKey?.overrides?.[key] ?? options.perKey?.default;
   const levelsOf = (key: string): LevelSpec[] => {
     const l = keyLimit(key);
-    return l === undefined ? [accountLevel] : [accountLevel, { id: `${tag}:key:${key}`, ratePerSecond: l.ratePerSecond, burst: l.burst }];
+    return l === undefined
+      ? [accountLevel]
+      : [accountLevel, { id: `${tag}:key:${key}`, ratePerSecond: l.ratePerSecond, burst: l.burst }];
   };
   const policy = options.onUnavailable ?? 'fail-closed';
   let fallback: Limiter | undefined;
   if (policy !== 'fail-closed') {
     const n = positive('onUnavailable.processes', policy.processes);
-    const share = (l: Omit<LimitOptions, 'concurrency'>) => ({ ratePerSecond: l.ratePerSecond / n, burst: Math.max(1, l.burst / n) });
+    const share = (l: Omit<LimitOptions, 'concurrency'>) => ({
+      ratePerSecond: l.ratePerSecond / n,
+      burst: Math.max(1, l.burst / n),
+    });
     const perKeyDefault = options.perKey?.default;
     fallback = createLimiter({
       account: share(account),
@@ -104,7 +130,9 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
         ? {
             perKey: {
               ...(perKeyDefault ? { default: share(perKeyDefault) } : {}),
-              overrides: Object.fromEntries(Object.entries(options.perKey.overrides ?? {}).map(([k, l]) => [k, share(l)])),
+              overrides: Object.fromEntries(
+                Object.entries(options.perKey.overrides ?? {}).map(([k, l]) => [k, share(l)]),
+              ),
             },
           }
         : {}),
@@ -125,7 +153,12 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
     }
     return q;
   };
-  const settle = (q: KeyQueue, w: Waiter, result: { lease: Lease } | { error: unknown }, reason?: 'deadline' | 'aborted' | 'closed') => {
+  const settle = (
+    q: KeyQueue,
+    w: Waiter,
+    result: { lease: Lease } | { error: unknown },
+    reason?: 'deadline' | 'aborted' | 'closed',
+  ) => {
     if (w.settled) return;
     w.settled = true;
     const list = w.lane === 'pos' ? q.pos : q.batch;
@@ -134,7 +167,13 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
     w.deadlineTimer?.cancel();
     if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
     if ('lease' in result) {
-      emit?.({ type: 'acquired', key: q.key, lane: w.lane, cost: w.cost, waitedMs: clock.now() - w.enqueuedAt });
+      emit?.({
+        type: 'acquired',
+        key: q.key,
+        lane: w.lane,
+        cost: w.cost,
+        waitedMs: clock.now() - w.enqueuedAt,
+      });
       w.resolve(result.lease);
     } else {
       if (reason) emit?.({ type: 'rejected', key: q.key, lane: w.lane, reason });
@@ -161,7 +200,13 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
     const viaRedis = store.ready || fallback === undefined;
     const attempt: Promise<number | Lease> = viaRedis
       ? store.take(q.levels, w.cost)
-      : fallback!.acquire({ key: q.key, lane: w.lane, cost: w.cost, deadline: w.deadline, ...(w.signal ? { signal: w.signal } : {}) });
+      : fallback!.acquire({
+          key: q.key,
+          lane: w.lane,
+          cost: w.cost,
+          deadline: w.deadline,
+          ...(w.signal ? { signal: w.signal } : {}),
+        });
     attempt.then(
       (r) => {
         q.busy = false;
@@ -197,7 +242,13 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
         if (isStoreUnavailableError(e) && fallback !== undefined) {
           // Redis went away mid-call: the local limit takes over for this waiter.
           fallback
-            .acquire({ key: q.key, lane: w.lane, cost: w.cost, deadline: w.deadline, ...(w.signal ? { signal: w.signal } : {}) })
+            .acquire({
+              key: q.key,
+              lane: w.lane,
+              cost: w.cost,
+              deadline: w.deadline,
+              ...(w.signal ? { signal: w.signal } : {}),
+            })
             .then(
               (lease) => settle(q, w, { lease }),
               (err: unknown) => settle(q, w, { error: err }, 'deadline'),
@@ -214,10 +265,12 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
   const limiter: SharedLimiter = {
     acquire(o) {
       if (closed) return Promise.reject(new LimiterClosedError());
-      if (typeof o?.key !== 'string') return Promise.reject(new InvalidOptionError('key', 'must be a string'));
+      if (typeof o?.key !== 'string')
+        return Promise.reject(new InvalidOptionError('key', 'must be a string'));
       const cost = o.cost ?? 1;
       const q = queueOf(o.key);
-      if (!(cost > 0) || q.levels.some((l) => cost > l.burst)) return Promise.reject(new InvalidOptionError('cost', 'must be > 0 and at most every burst'));
+      if (!(cost > 0) || q.levels.some((l) => cost > l.burst))
+        return Promise.reject(new InvalidOptionError('cost', 'must be > 0 and at most every burst'));
       let deadline: number | undefined;
       try {
         deadline = optionalTime('deadline', o.deadline);
@@ -268,12 +321,21 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
     async snapshot(key) {
       const level = key === undefined ? accountLevel : (levelsOf(key)[1] ?? accountLevel);
       const q = key === undefined ? undefined : queues.get(key);
-      const waiting = key === undefined ? [...queues.values()].reduce((a, x) => a + x.pos.length + x.batch.length, 0) : (q?.pos.length ?? 0) + (q?.batch.length ?? 0);
+      const waiting =
+        key === undefined
+          ? [...queues.values()].reduce((a, x) => a + x.pos.length + x.batch.length, 0)
+          : (q?.pos.length ?? 0) + (q?.batch.length ?? 0);
       try {
         return { ...(await store.snapshot(level)), waiting, shared: true };
       } catch {
         const s = fallback?.snapshot(key);
-        return { tokens: s?.tokens ?? 0, ratePerSecond: s?.ratePerSecond ?? 0, pausedForMs: 0, waiting, shared: false };
+        return {
+          tokens: s?.tokens ?? 0,
+          ratePerSecond: s?.ratePerSecond ?? 0,
+          pausedForMs: 0,
+          waiting,
+          shared: false,
+        };
       }
     },
     get roundTrips() {

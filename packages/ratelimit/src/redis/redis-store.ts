@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis, Cluster } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { RateLimitError } from '../errors.js';
 import type { QuotaSignal } from '../quota-signal.js';
 import type { LevelSpec } from '../store.js';
@@ -58,31 +58,49 @@ export class RedisStore {
   async take(levels: readonly LevelSpec[], cost: number): Promise<number> {
     const argv: Array<string | number> = [cost, this.#ttlMs];
     for (const l of levels) argv.push(...this.#levelArgs(l));
-    const [granted, wait] = (await this.#eval(SCRIPTS.take, levels.map((l) => l.id), argv)) as [number, string];
+    const [granted, wait] = (await this.#eval(
+      SCRIPTS.take,
+      levels.map((l) => l.id),
+      argv,
+    )) as [number, string];
     return granted === 1 ? 0 : Math.max(Number(wait), 0.001);
   }
 
   /** Applies a vendor quota signal to a level, for every process. Returns the rate in force. */
   async observe(level: LevelSpec, signal: QuotaSignal): Promise<number> {
     const opt = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '' : String(v));
-    const iv = await this.#eval(SCRIPTS.observe, [level.id], [
-      ...this.#levelArgs(level),
-      this.#ttlMs,
-      opt(signal.retryAfterMs),
-      opt(signal.remaining),
-      opt(signal.resetSeconds),
-      signal.throttled ? '1' : '0',
-    ]);
+    const iv = await this.#eval(
+      SCRIPTS.observe,
+      [level.id],
+      [
+        ...this.#levelArgs(level),
+        this.#ttlMs,
+        opt(signal.retryAfterMs),
+        opt(signal.remaining),
+        opt(signal.resetSeconds),
+        signal.throttled ? '1' : '0',
+      ],
+    );
     return 1000 / Number(iv);
   }
 
   async snapshot(level: LevelSpec): Promise<{ tokens: number; ratePerSecond: number; pausedForMs: number }> {
-    const [tokens, iv, paused] = (await this.#eval(SCRIPTS.snapshot, [level.id], this.#levelArgs(level))) as [string, string, string];
+    const [tokens, iv, paused] = (await this.#eval(SCRIPTS.snapshot, [level.id], this.#levelArgs(level))) as [
+      string,
+      string,
+      string,
+    ];
     return { tokens: Number(tokens), ratePerSecond: 1000 / Number(iv), pausedForMs: Number(paused) };
   }
 
   #levelArgs(l: LevelSpec): Array<string | number> {
-    return [1000 / l.ratePerSecond, l.burst, 1000 / this.#adaptive.minRatePerSecond(l), this.#adaptive.beta, this.#adaptive.scale];
+    return [
+      1000 / l.ratePerSecond,
+      l.burst,
+      1000 / this.#adaptive.minRatePerSecond(l),
+      this.#adaptive.beta,
+      this.#adaptive.scale,
+    ];
   }
 
   async #eval(s: Script, keys: readonly string[], argv: ReadonlyArray<string | number>): Promise<unknown> {

@@ -1,0 +1,1 @@
+export { RedisLedger, type RedisLedgerOptions, RedisNegativeCache } from './redis-stores.js';

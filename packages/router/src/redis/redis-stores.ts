@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { type Clock, systemClock, type TimerHandle } from '@rxgate/ratelimit';
+import type { Cluster, Redis } from 'ioredis';
+import { deserializeOutcome, type Outcome, serializeOutcome } from '../outcome.js';
+import type { Ledger, LedgerEntry, NegativeCache } from '../stores.js';
+
+export interface RedisLedgerOptions {
+  /** Commands (an ioredis client or Cluster). */
+  readonly redis: Redis | Cluster;
+  /** A second connection for subscriptions (pub/sub needs its own). @default redis.duplicate() */
+  readonly subscriber?: Redis | Cluster;
+  /** Prefix of every key. @default 'rxgate:ledger' */
+  readonly prefix?: string;
+  /** How long an owner holds a claim without renewing (renewed every third of it while it runs). @default 10_000 */
+  readonly leaseMs?: number;
+  /** How long a finished outcome is kept. @default 7 days */
+  readonly outcomeTtlMs?: number;
+  readonly clock?: Clock;
+}
+
+// begin: the stored outcome; or the lease for us; or how long the current lease still runs.
+const BEGIN = `
+local out = redis.call('GET', KEYS[1])
+if out then return {'done', out} end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'owner', ''} end
+return {'in-flight', tostring(redis.call('PTTL', KEYS[2]))}
+`;
+// renew: only our own lease.
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+// finish: store a final outcome, drop our lease, tell every waiter.
+const FINISH = `
+if ARGV[3] == '1' then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4]) end
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+redis.call('PUBLISH', KEYS[3], ARGV[2])
+return 1
+`;
+
+/**
+ * The ledger shared by every process: ownership of a claim is a lease (`SET NX PX`, renewed
+ * while the claim runs), the finished outcome is stored (with a TTL) and published to the
+ * processes waiting on it. When an owner dies its lease expires, and a waiting process takes
+ * the claim over — the vendor's idempotency key makes the takeover safe.
+ */
+export class RedisLedger implements Ledger {
+  readonly #redis: Redis | Cluster;
+  readonly #sub: Redis | Cluster;
+  readonly #prefix: string;
+  readonly #leaseMs: number;
+  readonly #outcomeTtlMs: number;
+  readonly #clock: Clock;
+  readonly #owner = randomUUID();
+  readonly #renewals = new Map<string, TimerHandle>();
+  readonly #waiters = new Map<string, Set<(o: Outcome | undefined) => void>>();
+  #subscribed: Promise<void> | undefined;
+
+  constructor(o: RedisLedgerOptions) {
+    this.#redis = o.redis;
+    this.#sub = o.subscriber ?? (o.redis as Redis).duplicate();
+    this.#sub.on('error', () => {});
+    this.#prefix = o.prefix ?? 'rxgate:ledger';
+    this.#leaseMs = o.leaseMs ?? 10_000;
+    this.#outcomeTtlMs = o.outcomeTtlMs ?? 7 * 24 * 3600 * 1000;
+    this.#clock = o.clock ?? systemClock;
+    this.#sub.on('pmessage', (_p: string, channel: string, message: string) => {
+      const key = channel.slice(`${this.#prefix}:done:`.length).replace(/^\{|\}$/g, '');
+      const waiters = this.#waiters.get(key);
+      if (waiters === undefined) return;
+      this.#waiters.delete(key);
+      const outcome = deserializeOutcome(message);
+      for (const w of waiters) w(outcome);
+    });
+  }
+
+  #keys(key: string): [out: string, lease: string, channel: string] {
+    // One hash tag per claim: its keys share a slot on Redis Cluster.
+    const tag = `{${key}}`;
+    return [`${this.#prefix}:out:${tag}`, `${this.#prefix}:lease:${tag}`, `${this.#prefix}:done:${tag}`];
+  }
+
+  async begin(key: string): Promise<LedgerEntry> {
+    const [out, lease] = this.#keys(key);
+    const [state, value] = (await this.#redis.eval(BEGIN, 2, out, lease, this.#owner, this.#leaseMs)) as [
+      string,
+      string,
+    ];
+    if (state === 'done') return { kind: 'done', outcome: deserializeOutcome(value) };
+    if (state === 'owner') {
+      this.#renew(key);
+      return { kind: 'owner' };
+    }
+    return { kind: 'in-flight', wait: this.#wait(key, Math.max(1, Number(value))) };
+  }
+
+  async finish(key: string, outcome: Outcome): Promise<void> {
+    this.#renewals.get(key)?.cancel();
+    this.#renewals.delete(key);
+    const [out, lease, channel] = this.#keys(key);
+    const final = outcome.kind !== 'dead-lettered' && outcome.kind !== 'invalid';
+    await this.#redis.eval(
+      FINISH,
+      3,
+      out,
+      lease,
+      channel,
+      this.#owner,
+      serializeOutcome(outcome),
+      final ? '1' : '0',
+      this.#outcomeTtlMs,
+    );
+  }
+
+  /** Stops renewals and the subscription (leases then expire on their own). */
+  async close(): Promise<void> {
+    for (const t of this.#renewals.values()) t.cancel();
+    this.#renewals.clear();
+    (this.#sub as Redis).disconnect();
+  }
+
+  #renew(key: string): void {
+    const [, lease] = this.#keys(key);
+    const tick = () => {
+      this.#renewals.set(
+        key,
+        this.#clock.setTimer(this.#leaseMs / 3, () => {
+          this.#redis.eval(RENEW, 1, lease, this.#owner, this.#leaseMs).then(
+            () => this.#renewals.has(key) && tick(),
+            () => this.#renewals.has(key) && tick(),
+          );
+        }),
+      );
+    };
+    tick();
+  }
+
+  // Waits for the owner's outcome (published), or for its lease to run out (then undefined).
+  async #wait(key: string, leaseLeftMs: number): Promise<Outcome | undefined> {
+    this.#subscribed ??= (this.#sub as Redis).psubscribe(`${this.#prefix}:done:*`).then(() => undefined);
+    await this.#subscribed;
+    return new Promise<Outcome | undefined>((resolve) => {
+      let set = this.#waiters.get(key);
+      if (set === undefined) {
+        set = new Set();
+        this.#waiters.set(key, set);
+      }
+      const done = (o: Outcome | undefined) => {
+        timer.cancel();
+        set.delete(done);
+        resolve(o);
+      };
+      set.add(done);
+      // The lease may have ended between our check and the subscription: look once more then.
+      const timer = this.#clock.setTimer(leaseLeftMs + 5, () => done(undefined));
+      const [out] = this.#keys(key);
+      this.#redis.get(out).then(
+        (text) => {
+          if (text) done(deserializeOutcome(text));
+        },
+        () => undefined,
+      );
+    });
+  }
+}
+
+/** Keys the vendor answered 404 for, shared by every process, each with its TTL. */
+export class RedisNegativeCache implements NegativeCache {
+  readonly #redis: Redis | Cluster;
+  readonly #prefix: string;
+  constructor(redis: Redis | Cluster, prefix = 'rxgate:neg') {
+    this.#redis = redis;
+    this.#prefix = prefix;
+  }
+  async has(key: string): Promise<boolean> {
+    return (await this.#redis.exists(`${this.#prefix}:${key}`)) === 1;
+  }
+  async add(key: string, ttlMs: number): Promise<void> {
+    await this.#redis.set(`${this.#prefix}:${key}`, '1', 'PX', Math.max(1, Math.round(ttlMs)));
+  }
+}
