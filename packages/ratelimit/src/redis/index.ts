@@ -1,4 +1,9 @@
-export { createRedisLimiter, type RedisLimiterOptions, type SharedLimiter } from './redis-limiter.js';
+export {
+  createRedisLimiter,
+  type RedisLimiterOptions,
+  type SharedLimiter,
+  type SharedSnapshot,
+} from './redis-limiter.js';
 export {
   isStoreUnavailableError,
   type RedisAdaptive,

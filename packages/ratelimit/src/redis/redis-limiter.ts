@@ -40,20 +40,22 @@ export interface RedisLimiterOptions {
   readonly onEvent?: LimiterListener;
 }
 
+/** A shared limiter's state, read from Redis (or from the local fallback while Redis is away). */
+export interface SharedSnapshot {
+  readonly tokens: number;
+  readonly ratePerSecond: number;
+  readonly pausedForMs: number;
+  readonly waiting: number;
+  /** False while the local fallback answers. */
+  readonly shared: boolean;
+}
+
 /** The part of a limiter the router uses; the Redis limiter has it, asynchronously shared. */
 export interface SharedLimiter {
   acquire(options: LimiterAcquireOptions): Promise<Lease>;
   run<T>(key: string, fn: () => T | PromiseLike<T>, options?: Omit<LimiterAcquireOptions, 'key'>): Promise<T>;
   observe(signal: QuotaSignal, options?: { readonly key?: string }): void;
-  snapshot(
-    key?: string,
-  ): Promise<{
-    tokens: number;
-    ratePerSecond: number;
-    pausedForMs: number;
-    waiting: number;
-    shared: boolean;
-  }>;
+  snapshot(key?: string): Promise<SharedSnapshot>;
   /** Round trips to Redis so far. */
   readonly roundTrips: number;
   close(): void;
