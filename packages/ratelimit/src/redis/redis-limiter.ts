@@ -264,6 +264,62 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
     );
   };
 
+  // A call to Redis that would outlive the caller's deadline (or abort) ends with it.
+  const withinDeadline = <T>(
+    p: Promise<T>,
+    deadline: number | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<T> => {
+    if (deadline === undefined && signal === undefined) return p;
+    return new Promise<T>((resolve, reject) => {
+      const timer =
+        deadline === undefined
+          ? undefined
+          : clock.setTimer(Math.max(0, deadline - clock.now()), () =>
+              reject(new DeadlineExceededError(0, deadline, true)),
+            );
+      const onAbort = () => reject(new AcquireAbortedError(signal?.reason));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      p.then(resolve, reject).finally(() => {
+        timer?.cancel();
+        signal?.removeEventListener('abort', onAbort);
+      });
+    });
+  };
+
+  const enqueue = (
+    q: KeyQueue,
+    cost: number,
+    o: LimiterAcquireOptions,
+    deadline: number | undefined,
+  ): Promise<Lease> =>
+    new Promise<Lease>((resolve, reject) => {
+      const w: Waiter = {
+        cost,
+        lane: o.lane ?? 'pos',
+        deadline: deadline ?? Number.POSITIVE_INFINITY,
+        signal: o.signal,
+        enqueuedAt: clock.now(),
+        resolve,
+        reject,
+        settled: false,
+        deadlineTimer: undefined,
+        onAbort: undefined,
+      };
+      (w.lane === 'pos' ? q.pos : q.batch).push(w);
+      if (deadline !== undefined) {
+        // Nothing waits past its deadline, however slow Redis is.
+        w.deadlineTimer = clock.setTimer(Math.max(0, deadline - clock.now()), () => {
+          settle(q, w, { error: new DeadlineExceededError(0, w.deadline, true) }, 'deadline');
+        });
+      }
+      if (o.signal) {
+        w.onAbort = () => settle(q, w, { error: new AcquireAbortedError(o.signal?.reason) }, 'aborted');
+        o.signal.addEventListener('abort', w.onAbort, { once: true });
+      }
+      pump(q);
+    });
+
   const limiter: SharedLimiter = {
     acquire(o) {
       if (closed) return Promise.reject(new LimiterClosedError());
@@ -280,32 +336,28 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
         return Promise.reject(e);
       }
       if (o.signal?.aborted) return Promise.reject(new AcquireAbortedError(o.signal.reason));
-      return new Promise<Lease>((resolve, reject) => {
-        const w: Waiter = {
-          cost,
-          lane: o.lane ?? 'pos',
-          deadline: deadline ?? Number.POSITIVE_INFINITY,
-          signal: o.signal,
-          enqueuedAt: clock.now(),
-          resolve,
-          reject,
-          settled: false,
-          deadlineTimer: undefined,
-          onAbort: undefined,
-        };
-        (w.lane === 'pos' ? q.pos : q.batch).push(w);
-        if (deadline !== undefined) {
-          // Nothing waits past its deadline, however slow Redis is.
-          w.deadlineTimer = clock.setTimer(Math.max(0, deadline - clock.now()), () => {
-            settle(q, w, { error: new DeadlineExceededError(0, w.deadline, true) }, 'deadline');
-          });
-        }
-        if (o.signal) {
-          w.onAbort = () => settle(q, w, { error: new AcquireAbortedError(o.signal?.reason) }, 'aborted');
-          o.signal.addEventListener('abort', w.onAbort, { once: true });
-        }
-        pump(q);
-      });
+      // Nobody waits on this key: ask Redis at once, concurrently with other callers (one round
+      // trip each). Only when Redis says "wait" does the caller join the key's ordered queue.
+      if (q.pos.length === 0 && q.batch.length === 0 && q.timer === undefined && store.ready) {
+        return withinDeadline(store.take(q.levels, cost), deadline, o.signal).then(
+          (wait) => {
+            if (wait === 0) {
+              emit?.({ type: 'acquired', key: q.key, lane: o.lane ?? 'pos', cost, waitedMs: 0 });
+              return NOOP_LEASE;
+            }
+            if (deadline !== undefined && clock.now() + wait > deadline) {
+              emit?.({ type: 'rejected', key: q.key, lane: o.lane ?? 'pos', reason: 'deadline' });
+              throw new DeadlineExceededError(wait, deadline);
+            }
+            return enqueue(q, cost, o, deadline);
+          },
+          (e: unknown) => {
+            if (fallback !== undefined && isStoreUnavailableError(e)) return enqueue(q, cost, o, deadline);
+            throw e;
+          },
+        );
+      }
+      return enqueue(q, cost, o, deadline);
     },
     async run(key, fn, o) {
       const lease = await limiter.acquire({ ...o, key });
