@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // rxgate-sim: run a scenario in virtual time, over loopback HTTP, or against a vendor's sandbox.
 import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildReport, formatSummary } from './report.js';
 import { runScenario } from './runner.js';
 import { loadScenario, parseScenario, SCENARIO_NAMES, type Scenario, ScenarioError } from './scenario.js';
+import { runWorkers, summarize } from './workers.js';
 
 const HELP = `rxgate-sim — prove rxgate's policies under chaos
 
@@ -31,6 +33,8 @@ Options for run:
   --out F                  also write the JSON report to F
   --log-file F             write the router's log lines (JSON lines) to F
   --audit-file F           write the audit log (JSON lines) to F
+  --store redis://H:P      a shared store: quota, ledger and negative cache in Redis (real time)
+  --workers N              N processes sharing the quota through --store (loopback HTTP)
   --no-progress            no progress bar (there is none in pipes anyway)
 
 Exit status: 0 when every threshold and invariant holds, 1 when one breaks, 2 on bad input.`;
@@ -72,6 +76,8 @@ async function main(argv: string[]): Promise<number> {
       'log-file': { type: 'string' },
       'audit-file': { type: 'string' },
       'no-progress': { type: 'boolean' },
+      store: { type: 'string' },
+      workers: { type: 'string' },
     },
   });
   const [command = 'run', name = 'pharmacy-day'] = positionals;
@@ -84,6 +90,30 @@ async function main(argv: string[]): Promise<number> {
       const s = await loadScenario(n);
       process.stdout.write(`${n.padEnd(26)} ${s.description}\n`);
     }
+    return 0;
+  }
+  if (command === 'worker') {
+    // A child of --workers: run this share, report back, exit.
+    const job = JSON.parse(name) as {
+      scenario: unknown;
+      worker: number;
+      of: number;
+      target: string;
+      fallback?: string;
+      store: string;
+    };
+    const s = parseScenario(job.scenario, 'worker');
+    const r = await runScenario(s, {
+      mode: 'target',
+      target: job.target,
+      ...(job.fallback ? { fallbackTarget: job.fallback } : {}),
+      store: job.store,
+      share: { worker: job.worker, of: job.of },
+      ...(s.vendor.tokenTtlSeconds !== undefined
+        ? { credentials: { clientId: 'rxgate-sim', clientSecret: 'sim-secret' } }
+        : {}),
+    });
+    await new Promise<void>((resolve) => process.send?.(summarize(r), () => resolve()));
     return 0;
   }
   if (command !== 'run') {
@@ -139,45 +169,60 @@ async function main(argv: string[]): Promise<number> {
     name,
   );
 
-  const mode = values.target ? 'target' : values.loopback ? 'loopback' : 'virtual';
+  const workers = values.workers === undefined ? undefined : num('--workers', values.workers);
+  if (workers !== undefined && (!Number.isInteger(workers) || workers < 1))
+    throw new ScenarioError('--workers', [{ path: '--workers', message: 'must be a whole number >= 1' }]);
+  if (workers !== undefined && values.store === undefined)
+    throw new ScenarioError('--workers', [
+      { path: '--workers', message: 'processes share one quota through --store redis://…' },
+    ]);
+  const mode = values.target ? 'target' : values.loopback || values.store ? 'loopback' : 'virtual';
   const showProgress = !values['no-progress'] && !values.json && process.stderr.isTTY === true;
   const wall0 = performance.now();
   let lastDraw = 0;
-  const result = await runScenario(overridden, {
-    mode,
-    ...(values.target ? { target: values.target } : {}),
-    ...(values.fallback ? { fallbackTarget: values.fallback } : {}),
-    ...(values.target && process.env.RXGATE_CLIENT_ID && process.env.RXGATE_CLIENT_SECRET
-      ? {
-          credentials: {
-            clientId: process.env.RXGATE_CLIENT_ID,
-            clientSecret: process.env.RXGATE_CLIENT_SECRET,
-          },
-        }
-      : {}),
-    ...(claims ? { claims, asFastAsAdmitted: values.rate === undefined } : {}),
-    ...(values['log-file'] ? { logFile: values['log-file'] } : {}),
-    ...(values['audit-file'] ? { auditFile: values['audit-file'] } : {}),
-    ...(showProgress
-      ? {
-          onProgress: (p) => {
-            const now = performance.now();
-            if (now - lastDraw < 100) return;
-            lastDraw = now;
-            const total = p.total ?? Math.max(p.submitted, 1);
-            const width = 30;
-            const filled = Math.min(width, Math.round((p.settled / total) * width));
-            const sim =
-              p.elapsedMs >= 3_600_000
-                ? `${(p.elapsedMs / 3_600_000).toFixed(2)} h`
-                : `${(p.elapsedMs / 1000).toFixed(0)} s`;
-            process.stderr.write(
-              `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.settled.toLocaleString('en')}/${total.toLocaleString('en')} claims  ${sim} ${mode === 'virtual' ? 'simulated' : 'elapsed'}   `,
-            );
-          },
-        }
-      : {}),
-  });
+  const result =
+    workers !== undefined
+      ? await runWorkers(overridden, {
+          workers,
+          store: values.store!,
+          cliPath: fileURLToPath(import.meta.url),
+        })
+      : await runScenario(overridden, {
+          ...(values.store ? { store: values.store } : {}),
+          mode,
+          ...(values.target ? { target: values.target } : {}),
+          ...(values.fallback ? { fallbackTarget: values.fallback } : {}),
+          ...(values.target && process.env.RXGATE_CLIENT_ID && process.env.RXGATE_CLIENT_SECRET
+            ? {
+                credentials: {
+                  clientId: process.env.RXGATE_CLIENT_ID,
+                  clientSecret: process.env.RXGATE_CLIENT_SECRET,
+                },
+              }
+            : {}),
+          ...(claims ? { claims, asFastAsAdmitted: values.rate === undefined } : {}),
+          ...(values['log-file'] ? { logFile: values['log-file'] } : {}),
+          ...(values['audit-file'] ? { auditFile: values['audit-file'] } : {}),
+          ...(showProgress
+            ? {
+                onProgress: (p) => {
+                  const now = performance.now();
+                  if (now - lastDraw < 100) return;
+                  lastDraw = now;
+                  const total = p.total ?? Math.max(p.submitted, 1);
+                  const width = 30;
+                  const filled = Math.min(width, Math.round((p.settled / total) * width));
+                  const sim =
+                    p.elapsedMs >= 3_600_000
+                      ? `${(p.elapsedMs / 3_600_000).toFixed(2)} h`
+                      : `${(p.elapsedMs / 1000).toFixed(0)} s`;
+                  process.stderr.write(
+                    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.settled.toLocaleString('en')}/${total.toLocaleString('en')} claims  ${sim} ${mode === 'virtual' ? 'simulated' : 'elapsed'}   `,
+                  );
+                },
+              }
+            : {}),
+        });
   if (showProgress) process.stderr.write('\r\x1b[2K');
   const wallMs = performance.now() - wall0;
   const report = buildReport(result);

@@ -21,6 +21,18 @@ export class HdrHistogram {
     if (v < this.#min) this.#min = v;
   }
 
+  /** Adds `count` values of `value` at once (merging another histogram's buckets). */
+  add(value: number, count: number): void {
+    if (count <= 0) return;
+    const v = Math.max(0, value || 0);
+    const b = HdrHistogram.bucketOf(v);
+    this.#counts.set(b, (this.#counts.get(b) ?? 0) + count);
+    this.#count += count;
+    this.#sum += v * count;
+    if (v > this.#max) this.#max = v;
+    if (v < this.#min) this.#min = v;
+  }
+
   get count(): number {
     return this.#count;
   }

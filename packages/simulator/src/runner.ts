@@ -1,6 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createBreakers } from '@rxgate/breaker';
 import { type Clock, createLimiter, systemClock } from '@rxgate/ratelimit';
+import { createRedisLimiter, type SharedLimiter } from '@rxgate/ratelimit/redis';
 import {
   type AuditRecord,
   clientCredentials,
@@ -14,6 +15,8 @@ import {
   TransportError,
   undiciTransport,
 } from '@rxgate/router';
+import { RedisLedger, RedisNegativeCache } from '@rxgate/router/redis';
+import { Redis } from 'ioredis';
 import { type GeneratedClaim, makeClaim, rateAt } from './claims.js';
 import { serveHandlers, vendorHandlers } from './handlers.js';
 import { HdrHistogram } from './hdr.js';
@@ -44,6 +47,10 @@ export interface RunOptions {
   readonly keepAudit?: boolean;
   /** Submit claims as fast as the router admits them, ignoring the traffic rate (a claims file). */
   readonly asFastAsAdmitted?: boolean;
+  /** A shared store (`redis://…`): the quota, the ledger and the negative cache live in Redis. Real-time modes only. */
+  readonly store?: string;
+  /** Submit only this share of the traffic (worker `worker` of `of`): the other workers send the rest. */
+  readonly share?: { readonly worker: number; readonly of: number };
   /** Called about every simulated bucket. */
   readonly onProgress?: (p: {
     readonly submitted: number;
@@ -248,6 +255,26 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   };
 
   const { ratePerSecond, burst, concurrency } = s.client.limiter;
+  let redis: Redis | undefined;
+  let sharedLimiter: SharedLimiter | undefined;
+  let redisLedger: RedisLedger | undefined;
+  if (options.store !== undefined) {
+    if (virtual) throw new Error('a shared store runs on real time: use --loopback or --target with --store');
+    redis = new Redis(options.store, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: 1000,
+    });
+    redis.on('error', () => {});
+    if (redis.status !== 'ready') await new Promise((r) => redis!.once('ready', r));
+    sharedLimiter = createRedisLimiter({
+      redis,
+      name: `sim-${hash}`,
+      account: { ratePerSecond, burst },
+      clock,
+    });
+    redisLedger = new RedisLedger({ redis, clock });
+  }
   const limiter = createLimiter({
     account: { ratePerSecond, burst, ...(concurrency === undefined ? {} : { concurrency }) },
     clock,
@@ -292,7 +319,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     sharedIdempotency: s.nodes.sharedIdempotency,
     idempotencySecret: SECRET,
     transport,
-    limiter,
+    limiter: sharedLimiter ?? limiter,
+    ...(redis && redisLedger
+      ? { ledger: redisLedger, negativeCache: new RedisNegativeCache(redis, `rxgate:neg:sim-${hash}`) }
+      : {}),
     breakers,
     ...(client
       ? {
@@ -346,11 +376,18 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     resolveAll = r;
   });
 
+  let generatedCount = 0;
   const submitOne = () => {
+    // With a share, every worker walks the same traffic and sends its own part of it.
+    const at0 = generatedCount++;
+    if (options.share !== undefined && at0 % options.share.of !== options.share.worker) {
+      if (!options.claims) makeClaim(s, at0, trafficRandom, generated);
+      return;
+    }
     const index = submitted++;
     let claim: GeneratedClaim;
     if (options.claims) {
-      const raw = options.claims[index]!;
+      const raw = options.claims[at0]!;
       claim = {
         index,
         lane: s.traffic.lanes.pos >= s.traffic.lanes.batch ? 'pos' : 'batch',
@@ -358,7 +395,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         raw,
         phi: phiOf(raw),
       };
-    } else claim = makeClaim(s, index, trafficRandom, generated);
+    } else claim = makeClaim(s, at0, trafficRandom, generated);
     generated.push(claim);
     phi.add(claim.phi);
     settleCount[index] = 0;
@@ -402,7 +439,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const spaced = options.asFastAsAdmitted === true;
   const scheduleNext = () => {
     const t = rel();
-    if (submitted >= limit || (s.traffic.durationMs !== undefined && t >= s.traffic.durationMs)) {
+    if (generatedCount >= limit || (s.traffic.durationMs !== undefined && t >= s.traffic.durationMs)) {
       finishTraffic();
       return;
     }
@@ -413,7 +450,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   };
   for (const burst of s.traffic.bursts) {
     clock.setTimer(burst.atMs, () => {
-      for (let i = 0; i < burst.count && submitted < limit; i++) submitOne();
+      for (let i = 0; i < burst.count && generatedCount < limit; i++) submitOne();
     });
   }
   clock.setTimer(0, scheduleNext);
@@ -422,7 +459,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const sample = () => {
     const bucket = series.at(rel() - 1);
     if (model) bucket.remaining = model.remaining('primary');
-    bucket.limiterRate = limiter.snapshot().ratePerSecond;
+    if (sharedLimiter)
+      sharedLimiter.snapshot().then(
+        (x) => void (bucket.limiterRate = x.ratePerSecond),
+        () => undefined,
+      );
+    else bucket.limiterRate = limiter.snapshot().ratePerSecond;
     options.onProgress?.({
       submitted,
       settled,
@@ -436,6 +478,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   if (vclock) await vclock.run();
   await allSettled;
   await router.close();
+  sharedLimiter?.close();
+  await redisLedger?.close();
+  redis?.disconnect();
   await Promise.all(servers.map((x) => x.close()));
   if (log) await new Promise<void>((r) => log.end(r));
 

@@ -233,6 +233,7 @@ export const SCENARIO_NAMES = [
   'ambiguous-commits',
   'credential-expiry',
   'crosswalk-repair',
+  'shared-quota',
 ] as const;
 
 /** Loads a named scenario, or a scenario file by path. */

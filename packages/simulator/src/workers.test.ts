@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type RedisServer, redisAvailable, startRedis } from '@rxgate/testkit';
+import { buildReport } from './report.js';
+import { loadScenario, parseScenario } from './scenario.js';
+import { runWorkers } from './workers.js';
+
+const available = redisAvailable();
+let server: RedisServer;
+
+describe('--store redis --workers N', { skip: !available && 'redis-server not installed' }, () => {
+  before(async () => {
+    server = await startRedis();
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  it('three processes share one quota: the vendor sees its quota, not three times it', async () => {
+    const base = await loadScenario('shared-quota');
+    const s = parseScenario({ ...base, traffic: { ...base.traffic, durationMs: 5000 } });
+    const r = await runWorkers(s, {
+      workers: 3,
+      store: server.url,
+      cliPath: fileURLToPath(new URL('./cli.ts', import.meta.url)),
+    });
+    const report = buildReport(r);
+    assert.deepEqual(
+      report.invariants.filter((i) => !i.ok),
+      [],
+    );
+    assert.ok(r.claims > 100, `${r.claims} claims`);
+    // Three processes at 20/s each would send 60/s; sharing the quota, the vendor throttles nothing.
+    assert.equal(r.throttledAnswers, 0);
+    assert.equal(r.statuses['429'] ?? 0, 0);
+    assert.deepEqual(r.invariants.paidTwice, []);
+  });
+});

@@ -1,0 +1,151 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { systemClock } from '@rxgate/ratelimit';
+import { serveHandlers, vendorHandlers } from './handlers.js';
+import { HdrHistogram } from './hdr.js';
+import type { RunResult } from './runner.js';
+import { type Scenario, scenarioHash } from './scenario.js';
+import { Series } from './series.js';
+import { VendorModel } from './vendor-model.js';
+
+/** What one worker process reports back to the parent. */
+export interface WorkerSummary {
+  readonly claims: number;
+  readonly spanMs: number;
+  readonly outcomes: Record<string, number>;
+  readonly rejectCodes: Record<string, number>;
+  readonly attempts: number;
+  readonly throttledAnswers: number;
+  readonly failovers: number;
+  readonly adjudicatedAnswers: number;
+  readonly latency: Record<'all' | 'pos' | 'batch', Array<[number, number]>>;
+  readonly latencyMax: Record<'all' | 'pos' | 'batch', number>;
+  readonly notExactlyOnce: number;
+  readonly deadlineMisses: number;
+  readonly phiFound: RunResult['invariants']['phiFound'];
+  readonly phiTextsScanned: number;
+  readonly maxProbesInFlight: number;
+  readonly breakerTransitions: RunResult['breakerTransitions'];
+  readonly deadLettered: RunResult['deadLettered'];
+}
+
+export function summarize(r: RunResult): WorkerSummary {
+  const lanes = ['all', 'pos', 'batch'] as const;
+  return {
+    claims: r.claims,
+    spanMs: r.spanMs,
+    outcomes: { ...r.outcomes },
+    rejectCodes: { ...r.rejectCodes },
+    attempts: r.attempts,
+    throttledAnswers: r.throttledAnswers,
+    failovers: r.failovers,
+    adjudicatedAnswers: r.adjudicatedAnswers,
+    latency: Object.fromEntries(lanes.map((l) => [l, r.latency[l].buckets()])) as WorkerSummary['latency'],
+    latencyMax: Object.fromEntries(lanes.map((l) => [l, r.latency[l].max])) as WorkerSummary['latencyMax'],
+    notExactlyOnce: r.invariants.notExactlyOnce.length,
+    deadlineMisses: r.invariants.deadlineMisses.length,
+    phiFound: r.invariants.phiFound,
+    phiTextsScanned: r.invariants.phiTextsScanned,
+    maxProbesInFlight: r.invariants.maxProbesInFlight,
+    breakerTransitions: r.breakerTransitions,
+    deadLettered: r.deadLettered.slice(0, 100),
+  };
+}
+
+/**
+ * Runs a scenario in `workers` processes that share one quota, one ledger and one negative
+ * cache in Redis (`store`), against the vendor model served here over loopback HTTP — so the
+ * vendor's ledger sees every process, and "paid twice" is checked across all of them.
+ */
+export async function runWorkers(
+  s: Scenario,
+  o: { readonly workers: number; readonly store: string; readonly cliPath: string },
+): Promise<RunResult> {
+  const start = Date.now();
+  const model = new VendorModel(s, systemClock, start);
+  const servers = [await serveHandlers((base) => vendorHandlers(model, 'primary', base))];
+  if (s.nodes.fallback) servers.push(await serveHandlers((base) => vendorHandlers(model, 'fallback', base)));
+  const children: ChildProcess[] = [];
+  let summaries: WorkerSummary[];
+  try {
+    summaries = await Promise.all(
+      Array.from({ length: o.workers }, (_, worker) => {
+        const child = fork(
+          o.cliPath,
+          [
+            'worker',
+            JSON.stringify({
+              scenario: s,
+              worker,
+              of: o.workers,
+              target: servers[0]!.url,
+              fallback: servers[1]?.url,
+              store: o.store,
+            }),
+          ],
+          {
+            execArgv: process.execArgv,
+            stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+          },
+        );
+        children.push(child);
+        return new Promise<WorkerSummary>((resolve, reject) => {
+          child.once('message', (m) => resolve(m as WorkerSummary));
+          child.once('exit', (code) =>
+            reject(new Error(`worker ${worker} exited (${code}) without a summary`)),
+          );
+        });
+      }),
+    );
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill();
+    await Promise.all(servers.map((x) => x.close()));
+  }
+  const sum = (f: (w: WorkerSummary) => number) => summaries.reduce((a, w) => a + f(w), 0);
+  const merge = (f: (w: WorkerSummary) => Record<string, number>) => {
+    const out: Record<string, number> = {};
+    for (const w of summaries) for (const [k, v] of Object.entries(f(w))) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  const latency = { all: new HdrHistogram(), pos: new HdrHistogram(), batch: new HdrHistogram() };
+  for (const w of summaries) {
+    for (const lane of ['all', 'pos', 'batch'] as const) {
+      for (const [upper, count] of w.latency[lane])
+        latency[lane].add(Math.min(upper, w.latencyMax[lane]), count);
+    }
+  }
+  const faultsFired = [...model.faultsFired];
+  return {
+    scenario: s,
+    hash: scenarioHash(s),
+    mode: 'loopback',
+    spanMs: Math.max(...summaries.map((w) => w.spanMs)),
+    claims: sum((w) => w.claims),
+    outcomes: merge((w) => w.outcomes),
+    rejectCodes: merge((w) => w.rejectCodes),
+    statuses: Object.fromEntries(model.statuses),
+    latency,
+    attempts: sum((w) => w.attempts),
+    throttledAnswers: sum((w) => w.throttledAnswers),
+    failovers: sum((w) => w.failovers),
+    adjudicatedAnswers: sum((w) => w.adjudicatedAnswers),
+    quotaPerSecond: model.quotaPerSecond,
+    breakerTransitions: summaries.flatMap((w) => w.breakerTransitions),
+    series: new Series(1000),
+    invariants: {
+      paidTwice: [...model.payments].filter(([, n]) => n > 1).map(([k]) => k),
+      paidTwiceChecked: true,
+      notExactlyOnce: Array.from({ length: sum((w) => w.notExactlyOnce) }, () => -1),
+      phiFound: summaries.flatMap((w) => w.phiFound),
+      phiTextsScanned: sum((w) => w.phiTextsScanned),
+      maxProbesInFlight: Math.max(...summaries.map((w) => w.maxProbesInFlight)),
+      probeBound: s.client.breaker.maxProbes,
+      deadlineMisses: Array.from({ length: sum((w) => w.deadlineMisses) }, () => -1),
+      liveness: { applicable: false, recoveredAfterMs: undefined, withinMs: s.liveness.withinMs, ok: true },
+      faultsNeverFired: faultsFired.flatMap((n, i) => (n === 0 ? [i] : [])),
+    },
+    broken: [],
+    slowest: [],
+    deadLettered: summaries.flatMap((w) => w.deadLettered),
+    faultsFired,
+  };
+}
