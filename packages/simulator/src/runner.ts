@@ -459,12 +459,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const sample = () => {
     const bucket = series.at(rel() - 1);
     if (model) bucket.remaining = model.remaining('primary');
-    if (sharedLimiter)
+    if (sharedLimiter) {
       sharedLimiter.snapshot().then(
-        (x) => void (bucket.limiterRate = x.ratePerSecond),
+        (x) => {
+          bucket.limiterRate = x.ratePerSecond;
+        },
         () => undefined,
       );
-    else bucket.limiterRate = limiter.snapshot().ratePerSecond;
+    } else bucket.limiterRate = limiter.snapshot().ratePerSecond;
     options.onProgress?.({
       submitted,
       settled,
