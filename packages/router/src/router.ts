@@ -631,7 +631,7 @@ export function createRouter(options: RouterOptions): Router {
       }
       if (entry.kind === 'done') return entry.outcome;
       if (entry.kind === 'owner') break;
-      const joined = await entry.wait;
+      const joined = await entry.wait.catch(() => undefined);
       if (joined !== undefined) return joined;
     }
 

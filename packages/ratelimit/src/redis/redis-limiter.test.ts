@@ -139,13 +139,11 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
     const name = fresh();
     const a = createRedisLimiter({ redis: await client(), name, account: { ratePerSecond: 50, burst: 50 } });
     const b = createRedisLimiter({ redis: await client(), name, account: { ratePerSecond: 50, burst: 50 } });
-    a.observe({ retryAfterMs: 1500, throttled: true });
-    await new Promise((r) => setTimeout(r, 50));
+    await a.observe({ retryAfterMs: 1500, throttled: true });
     await assert.rejects(b.acquire({ key: 'p', deadline: Date.now() + 500 }), isDeadlineExceededError);
     const snap = await b.snapshot();
     assert.ok(snap.pausedForMs > 1000);
-    a.observe({ limit: 100, remaining: 5, resetSeconds: 10 }, {});
-    await new Promise((r) => setTimeout(r, 50));
+    await a.observe({ limit: 100, remaining: 5, resetSeconds: 10 }, {});
     const capped = await b.snapshot();
     assert.ok(capped.tokens <= 5.001, `the cap reached the other process: ${JSON.stringify(capped)}`);
     a.close();
@@ -175,9 +173,8 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
       perKey: { default: { ratePerSecond: 10, burst: 10 } },
     });
     for (let i = 0; i < 20; i++) await limiter.acquire({ key: `payer-${i % 5}` });
-    limiter.observe({ retryAfterMs: 100 });
-    limiter.observe({ throttled: true }, { key: 'payer-1' });
-    await new Promise((res) => setTimeout(res, 50));
+    await limiter.observe({ retryAfterMs: 100 });
+    await limiter.observe({ throttled: true }, { key: 'payer-1' });
     const keys = await r.keys('rxgate:*');
     assert.ok(keys.length >= 6);
     for (const k of keys) assert.ok((await r.pttl(k)) > 0, `${k} has no TTL`);

@@ -54,7 +54,8 @@ export interface SharedSnapshot {
 export interface SharedLimiter {
   acquire(options: LimiterAcquireOptions): Promise<Lease>;
   run<T>(key: string, fn: () => T | PromiseLike<T>, options?: Omit<LimiterAcquireOptions, 'key'>): Promise<T>;
-  observe(signal: QuotaSignal, options?: { readonly key?: string }): void;
+  /** Applies a vendor quota signal in Redis, for every process; resolves once Redis has it (errors are swallowed). */
+  observe(signal: QuotaSignal, options?: { readonly key?: string }): Promise<void>;
   snapshot(key?: string): Promise<SharedSnapshot>;
   /** Round trips to Redis so far. */
   readonly roundTrips: number;
@@ -369,8 +370,10 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
     },
     observe(signal, o) {
       const levels = o?.key === undefined ? [accountLevel] : levelsOf(o.key).slice(1);
-      for (const level of levels) store.observe(level, signal).catch(() => undefined);
       fallback?.observe(signal, o);
+      return Promise.all(levels.map((level) => store.observe(level, signal).catch(() => undefined))).then(
+        () => undefined,
+      );
     },
     async snapshot(key) {
       const level = key === undefined ? accountLevel : (levelsOf(key)[1] ?? accountLevel);

@@ -119,6 +119,13 @@ export class RedisLedger implements Ledger {
     (this.#sub as Redis).disconnect();
   }
 
+  async #subscribe(): Promise<void> {
+    const sub = this.#sub as Redis;
+    if (sub.status === 'wait') await sub.connect().catch(() => undefined);
+    if (sub.status !== 'ready') await new Promise((resolve) => sub.once('ready', resolve));
+    await sub.psubscribe(`${this.#prefix}:done:*`);
+  }
+
   #renew(key: string): void {
     const [, lease] = this.#keys(key);
     const tick = () => {
@@ -137,8 +144,9 @@ export class RedisLedger implements Ledger {
 
   // Waits for the owner's outcome (published), or for its lease to run out (then undefined).
   async #wait(key: string, leaseLeftMs: number): Promise<Outcome | undefined> {
-    this.#subscribed ??= (this.#sub as Redis).psubscribe(`${this.#prefix}:done:*`).then(() => undefined);
-    await this.#subscribed;
+    this.#subscribed ??= this.#subscribe();
+    // Without the subscription the lease's end still wakes us: we begin again then.
+    await this.#subscribed.catch(() => undefined);
     return new Promise<Outcome | undefined>((resolve) => {
       let set = this.#waiters.get(key);
       if (set === undefined) {
