@@ -1,17 +1,23 @@
 #!/usr/bin/env node
 // rxgate-sim: run a scenario in virtual time, over loopback HTTP, or against a vendor's sandbox.
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { renderHtml } from './html-report.js';
 import { buildReport, formatSummary } from './report.js';
 import { runScenario } from './runner.js';
 import { loadScenario, parseScenario, SCENARIO_NAMES, type Scenario, ScenarioError } from './scenario.js';
+import { formatTimeline } from './timeline.js';
 import { runWorkers, summarize } from './workers.js';
 
 const HELP = `rxgate-sim — prove rxgate's policies under chaos
 
 Usage:
   rxgate-sim run [scenario|file.json] [options]   run a scenario (default: pharmacy-day)
+  rxgate-sim replay <run.json|seed> [scenario]    re-run a run bit for bit and print the timeline
+                                                  of every claim that broke an invariant
+                                                  (--claim ID prints one claim's timeline)
   rxgate-sim list                                 the named scenarios
   rxgate-sim --help
 
@@ -31,6 +37,7 @@ Options for run:
   --claims-file F          JSON lines of wire-form claims to send (with --target)
   --json                   print the JSON report instead of the summary
   --out F                  also write the JSON report to F
+  --report F.html          also write the HTML report to F (one self-contained page)
   --log-file F             write the router's log lines (JSON lines) to F
   --audit-file F           write the audit log (JSON lines) to F
   --store redis://H:P      a shared store: quota, ledger and negative cache in Redis (real time)
@@ -77,6 +84,8 @@ async function main(argv: string[]): Promise<number> {
       'audit-file': { type: 'string' },
       'no-progress': { type: 'boolean' },
       store: { type: 'string' },
+      report: { type: 'string' },
+      claim: { type: 'string', multiple: true },
       workers: { type: 'string' },
     },
   });
@@ -116,6 +125,12 @@ async function main(argv: string[]): Promise<number> {
     await new Promise<void>((resolve) => process.send?.(summarize(r), () => resolve()));
     return 0;
   }
+  if (command === 'replay')
+    return replay(
+      name === 'pharmacy-day' && positionals[1] === undefined ? undefined : name,
+      positionals[2],
+      values.claim ?? [],
+    );
   if (command !== 'run') {
     process.stderr.write(`unknown command "${command}"\n\n${HELP}\n`);
     return 2;
@@ -227,12 +242,55 @@ async function main(argv: string[]): Promise<number> {
   const wallMs = performance.now() - wall0;
   const report = buildReport(result);
   const json = `${JSON.stringify(report.json, null, 2)}\n`;
-  if (values.out) await writeFile(values.out, json);
+  if (values.out) {
+    await mkdir(dirname(values.out), { recursive: true });
+    await writeFile(values.out, json);
+  }
+  if (values.report) {
+    await mkdir(dirname(values.report), { recursive: true });
+    await writeFile(values.report, renderHtml(report.json));
+  }
   if (values.json) process.stdout.write(json);
   else
     process.stdout.write(
       `${formatSummary(result, report, { color: process.stdout.isTTY === true, wallMs })}\n`,
     );
+  return report.ok ? 0 : 1;
+}
+
+async function replay(
+  what: string | undefined,
+  scenarioName: string | undefined,
+  claims: string[],
+): Promise<number> {
+  if (what === undefined)
+    throw new ScenarioError('replay', [{ path: 'replay', message: 'give a run.json or a seed' }]);
+  let scenario: Scenario;
+  let expectedHash: string | undefined;
+  if (/^-?\d+$/.test(what)) {
+    const base = await loadScenario(scenarioName ?? 'pharmacy-day');
+    scenario = parseScenario({ ...base, seed: Number(what) }, scenarioName ?? 'pharmacy-day');
+  } else {
+    const saved = JSON.parse(await readFile(what, 'utf8')) as { definition?: unknown; hash?: string };
+    if (saved.definition === undefined)
+      throw new ScenarioError(what, [
+        { path: 'definition', message: 'not a run report of rxgate-sim (--json/--out)' },
+      ]);
+    scenario = parseScenario(saved.definition, what);
+    expectedHash = saved.hash;
+  }
+  const result = await runScenario(scenario, {
+    keepAudit: true,
+    ...(claims.length ? { traceCorrelationIds: claims } : {}),
+  });
+  const report = buildReport(result);
+  if (expectedHash !== undefined && expectedHash !== result.hash) {
+    process.stderr.write(
+      `scenario hash ${result.hash} differs from the run's ${expectedHash}: not the same run\n`,
+    );
+    return 2;
+  }
+  process.stdout.write(`${formatTimeline(result, claims)}\n`);
   return report.ok ? 0 : 1;
 }
 

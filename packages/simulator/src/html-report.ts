@@ -11,8 +11,18 @@ interface Series {
 }
 
 const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const fmt = (n: number) => (Math.abs(n) >= 1000 ? Math.round(n).toLocaleString('en') : Math.round(n * 100) / 100).toString();
-const COLORS = { blue: '#2563eb', green: '#16a34a', red: '#dc2626', amber: '#d97706', purple: '#7c3aed', gray: '#6b7280', teal: '#0d9488', pink: '#db2777' };
+const fmt = (n: number) =>
+  (Math.abs(n) >= 1000 ? Math.round(n).toLocaleString('en') : Math.round(n * 100) / 100).toString();
+const COLORS = {
+  blue: '#2563eb',
+  green: '#16a34a',
+  red: '#dc2626',
+  amber: '#d97706',
+  purple: '#7c3aed',
+  gray: '#6b7280',
+  teal: '#0d9488',
+  pink: '#db2777',
+};
 
 function timeLabel(ms: number): string {
   if (ms >= 3_600_000) return `${(ms / 3_600_000).toFixed(ms % 3_600_000 === 0 ? 0 : 1)} h`;
@@ -21,7 +31,14 @@ function timeLabel(ms: number): string {
 }
 
 /** A line chart against time, fault windows shaded. */
-function lineChart(title: string, t: readonly number[], bucketMs: number, series: readonly Series[], shade: ReadonlyArray<[number, number, string]>, unit: string): string {
+function lineChart(
+  title: string,
+  t: readonly number[],
+  bucketMs: number,
+  series: readonly Series[],
+  shade: ReadonlyArray<[number, number, string]>,
+  unit: string,
+): string {
   const W = 860;
   const H = 220;
   const L = 56;
@@ -35,15 +52,21 @@ function lineChart(title: string, t: readonly number[], bucketMs: number, series
   const y = (v: number) => T + (H - T - B) * (1 - v / ymax);
   const parts: string[] = [];
   for (const [a, b, label] of shade) {
-    parts.push(`<rect class="fault" x="${x(a).toFixed(1)}" y="${T}" width="${Math.max(1, x(b) - x(a)).toFixed(1)}" height="${H - T - B}"><title>${esc(label)}</title></rect>`);
+    parts.push(
+      `<rect class="fault" x="${x(a).toFixed(1)}" y="${T}" width="${Math.max(1, x(b) - x(a)).toFixed(1)}" height="${H - T - B}"><title>${esc(label)}</title></rect>`,
+    );
   }
   for (let i = 0; i <= 4; i++) {
     const v = (ymax / 1.08) * (i / 4);
-    parts.push(`<line class="grid" x1="${L}" x2="${W - R}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text class="tick" x="${L - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${fmt(v)}</text>`);
+    parts.push(
+      `<line class="grid" x1="${L}" x2="${W - R}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text class="tick" x="${L - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${fmt(v)}</text>`,
+    );
   }
   for (let i = 0; i <= 6; i++) {
     const ms = (xmax * i) / 6;
-    parts.push(`<text class="tick" x="${x(ms).toFixed(1)}" y="${H - 8}" text-anchor="middle">${timeLabel(ms)}</text>`);
+    parts.push(
+      `<text class="tick" x="${x(ms).toFixed(1)}" y="${H - 8}" text-anchor="middle">${timeLabel(ms)}</text>`,
+    );
   }
   for (const s of series) {
     let d = '';
@@ -56,14 +79,22 @@ function lineChart(title: string, t: readonly number[], bucketMs: number, series
       d += `${pen ? 'L' : 'M'}${x((t[i] ?? 0) + bucketMs / 2).toFixed(1)},${y(v).toFixed(1)}`;
       pen = true;
     });
-    if (d) parts.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="4 3"' : ''}><title>${esc(s.name)}</title></path>`);
+    if (d)
+      parts.push(
+        `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="4 3"' : ''}><title>${esc(s.name)}</title></path>`,
+      );
   }
-  const legend = series.map((s) => `<span><i style="background:${s.color}"></i>${esc(s.name)}</span>`).join('');
+  const legend = series
+    .map((s) => `<span><i style="background:${s.color}"></i>${esc(s.name)}</span>`)
+    .join('');
   return `<figure class="chart"><figcaption>${esc(title)} <small>(${esc(unit)})</small></figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${parts.join('')}</svg><div class="legend">${legend}</div></figure>`;
 }
 
 /** Horizontal bars. */
-function barChart(title: string, rows: ReadonlyArray<readonly [string, number, (string | undefined)?]>): string {
+function barChart(
+  title: string,
+  rows: ReadonlyArray<readonly [string, number, (string | undefined)?]>,
+): string {
   const W = 420;
   const row = 22;
   const H = Math.max(1, rows.length) * row + 8;
@@ -79,14 +110,22 @@ function barChart(title: string, rows: ReadonlyArray<readonly [string, number, (
 }
 
 /** Breaker state per key as a timeline. */
-function breakerTimeline(transitions: ReadonlyArray<{ at: number; key: string; to: string }>, endMs: number): string {
+function breakerTimeline(
+  transitions: ReadonlyArray<{ at: number; key: string; to: string }>,
+  endMs: number,
+): string {
   const keys = [...new Set(transitions.map((t) => t.key))].sort();
   const W = 860;
   const L = 150;
   const row = 22;
   const H = Math.max(1, keys.length) * row + 28;
   const x = (ms: number) => L + ((W - L - 12) * ms) / Math.max(1, endMs);
-  const color: Record<string, string> = { closed: COLORS.green, open: COLORS.red, 'half-open': COLORS.amber, isolated: COLORS.gray };
+  const color: Record<string, string> = {
+    closed: COLORS.green,
+    open: COLORS.red,
+    'half-open': COLORS.amber,
+    isolated: COLORS.gray,
+  };
   const parts: string[] = [];
   keys.forEach((key, i) => {
     const yy = 4 + i * row;
@@ -94,15 +133,27 @@ function breakerTimeline(transitions: ReadonlyArray<{ at: number; key: string; t
     let state = 'closed';
     let from = 0;
     for (const t of transitions.filter((x) => x.key === key)) {
-      parts.push(`<path d="M${x(from).toFixed(1)},${yy + 3}H${Math.max(x(from) + 0.5, x(t.at)).toFixed(1)}v15H${x(from).toFixed(1)}z" fill="${color[state] ?? COLORS.gray}"/>`);
+      parts.push(
+        `<path d="M${x(from).toFixed(1)},${yy + 3}H${Math.max(x(from) + 0.5, x(t.at)).toFixed(1)}v15H${x(from).toFixed(1)}z" fill="${color[state] ?? COLORS.gray}"/>`,
+      );
       state = t.to;
       from = t.at;
     }
-    parts.push(`<path d="M${x(from).toFixed(1)},${yy + 3}H${x(endMs).toFixed(1)}v15H${x(from).toFixed(1)}z" fill="${color[state] ?? COLORS.gray}"/>`);
+    parts.push(
+      `<path d="M${x(from).toFixed(1)},${yy + 3}H${x(endMs).toFixed(1)}v15H${x(from).toFixed(1)}z" fill="${color[state] ?? COLORS.gray}"/>`,
+    );
   });
-  if (keys.length === 0) parts.push(`<path d="M${L},7H${x(endMs).toFixed(1)}v15H${L}z" fill="${COLORS.green}"/><text class="tick" x="${L - 8}" y="18" text-anchor="end">every breaker</text>`);
-  for (let i = 0; i <= 6; i++) parts.push(`<text class="tick" x="${x((endMs * i) / 6).toFixed(1)}" y="${H - 6}" text-anchor="middle">${timeLabel((endMs * i) / 6)}</text>`);
-  const legend = Object.entries(color).map(([k, c]) => `<span><i style="background:${c}"></i>${k}</span>`).join('');
+  if (keys.length === 0)
+    parts.push(
+      `<path d="M${L},7H${x(endMs).toFixed(1)}v15H${L}z" fill="${COLORS.green}"/><text class="tick" x="${L - 8}" y="18" text-anchor="end">every breaker</text>`,
+    );
+  for (let i = 0; i <= 6; i++)
+    parts.push(
+      `<text class="tick" x="${x((endMs * i) / 6).toFixed(1)}" y="${H - 6}" text-anchor="middle">${timeLabel((endMs * i) / 6)}</text>`,
+    );
+  const legend = Object.entries(color)
+    .map(([k, c]) => `<span><i style="background:${c}"></i>${k}</span>`)
+    .join('');
   return `<figure class="chart"><figcaption>Breaker state per node × segment</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="breaker states">${parts.join('')}</svg><div class="legend">${legend}</div></figure>`;
 }
 
@@ -112,25 +163,59 @@ function histogram(buckets: ReadonlyArray<[number, number]>): string {
   const lo = Math.log10(0.1);
   const hi = Math.log10(Math.max(10, ...buckets.map((b) => b[0])));
   const counts = new Array<number>(bins).fill(0);
-  for (const [upper, c] of buckets) counts[Math.min(bins - 1, Math.max(0, Math.floor(((Math.log10(Math.max(0.1, upper)) - lo) / (hi - lo)) * bins)))]! += c;
+  for (const [upper, c] of buckets)
+    counts[
+      Math.min(
+        bins - 1,
+        Math.max(0, Math.floor(((Math.log10(Math.max(0.1, upper)) - lo) / (hi - lo)) * bins)),
+      )
+    ]! += c;
   const W = 420;
   const H = 170;
   const max = Math.max(1, ...counts);
   const bw = (W - 20) / bins;
-  const bars = counts.map((c, i) => `<path d="M${(10 + i * bw).toFixed(1)},${H - 24}v${(-((H - 40) * c) / max).toFixed(1)}h${(bw - 1).toFixed(1)}v${(((H - 40) * c) / max).toFixed(1)}z" fill="${COLORS.purple}"><title>${c}</title></path>`).join('');
-  const ticks = [1, 10, 100, 1000, 10000].filter((v) => Math.log10(v) <= hi).map((v) => `<text class="tick" x="${(10 + ((Math.log10(v) - lo) / (hi - lo)) * (W - 20)).toFixed(1)}" y="${H - 8}" text-anchor="middle">${v} ms</text>`).join('');
+  const bars = counts
+    .map(
+      (c, i) =>
+        `<path d="M${(10 + i * bw).toFixed(1)},${H - 24}v${(-((H - 40) * c) / max).toFixed(1)}h${(bw - 1).toFixed(1)}v${(((H - 40) * c) / max).toFixed(1)}z" fill="${COLORS.purple}"><title>${c}</title></path>`,
+    )
+    .join('');
+  const ticks = [1, 10, 100, 1000, 10000]
+    .filter((v) => Math.log10(v) <= hi)
+    .map(
+      (v) =>
+        `<text class="tick" x="${(10 + ((Math.log10(v) - lo) / (hi - lo)) * (W - 20)).toFixed(1)}" y="${H - 8}" text-anchor="middle">${v} ms</text>`,
+    )
+    .join('');
   return `<figure class="chart small"><figcaption>Latency, submit to outcome (log scale)</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="latency histogram">${bars}${ticks}</svg></figure>`;
 }
 
 /** Renders the page from `buildReport(run).json`. */
 export function renderHtml(report: Json): string {
-  const ts = report.timeSeries as { bucketMs: number; t: number[]; sent: number[]; adjudicated: number[]; throttled: number[]; failedOver: number[]; remainingQuota: Array<number | null>; limiterRate: Array<number | null>; latency: Record<'pos' | 'batch', Record<'p50' | 'p95' | 'p99', Array<number | null>>> };
-  const faults = (report.faults as Array<{ kind: string; node: string; startMs: number; endMs: number; fired: number }>) ?? [];
-  const shade = faults.map((f) => [f.startMs, f.endMs, `${f.kind} (${f.node}) fired ${f.fired}×`] as [number, number, string]);
+  const ts = report.timeSeries as {
+    bucketMs: number;
+    t: number[];
+    sent: number[];
+    adjudicated: number[];
+    throttled: number[];
+    failedOver: number[];
+    remainingQuota: Array<number | null>;
+    limiterRate: Array<number | null>;
+    latency: Record<'pos' | 'batch', Record<'p50' | 'p95' | 'p99', Array<number | null>>>;
+  };
+  const faults =
+    (report.faults as Array<{ kind: string; node: string; startMs: number; endMs: number; fired: number }>) ??
+    [];
+  const shade = faults.map(
+    (f) => [f.startMs, f.endMs, `${f.kind} (${f.node}) fired ${f.fired}×`] as [number, number, string],
+  );
   const perSec = (xs: number[]) => xs.map((v) => (v * 1000) / ts.bucketMs);
   const thresholds = report.thresholds as Array<{ expression: string; actual?: number; ok: boolean }>;
-  const invariants = (report.invariants as { lines: Array<{ name: string; ok: boolean; detail: string }> }).lines;
-  const latency = report.latency as Record<'all' | 'pos' | 'batch', Record<string, number>> & { histogram: Array<[number, number]> };
+  const invariants = (report.invariants as { lines: Array<{ name: string; ok: boolean; detail: string }> })
+    .lines;
+  const latency = report.latency as Record<'all' | 'pos' | 'batch', Record<string, number>> & {
+    histogram: Array<[number, number]>;
+  };
   const groups = new Map<string, number>();
   for (const [code, n] of Object.entries(report.rejectCodes as Record<string, number>)) {
     const g = defaultCatalogue.lookup(code)?.group ?? 'unknown';
@@ -138,7 +223,16 @@ export function renderHtml(report: Json): string {
   }
   const endMs = Math.max(Number(report.spanMs) || 0, (ts.t.at(-1) ?? 0) + ts.bucketMs);
   const ok = report.ok === true;
-  const outcomeColor: Record<string, string> = { paid: COLORS.green, approved: COLORS.green, captured: COLORS.green, rejected: COLORS.amber, duplicate: COLORS.teal, 'dead-lettered': COLORS.red, 'needs-reconciliation': COLORS.pink, invalid: COLORS.gray };
+  const outcomeColor: Record<string, string> = {
+    paid: COLORS.green,
+    approved: COLORS.green,
+    captured: COLORS.green,
+    rejected: COLORS.amber,
+    duplicate: COLORS.teal,
+    'dead-lettered': COLORS.red,
+    'needs-reconciliation': COLORS.pink,
+    invalid: COLORS.gray,
+  };
   const table = (title: string, head: string[], rows: unknown[][]) =>
     `<section class="tbl"><h3>${esc(title)}</h3>${rows.length === 0 ? '<p class="muted">none</p>' : `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`}</section>`;
   return `<!doctype html>
@@ -164,36 +258,78 @@ table{border-collapse:collapse;background:#fff;font-size:12px}td,th{border:1px s
 <h2>Invariants</h2><ul class="inv">${invariants.map((i) => `<li data-mark="${i.ok ? '✓' : '✗'}" class="${i.ok ? '' : 'bad'}"><b>${esc(i.name)}</b> — ${esc(i.detail)}</li>`).join('')}</ul>
 <p class="muted">Replay: <code>${esc(report.replay)}</code>. Shaded: fault windows.</p>
 <h2>Over time</h2><div class="grid2">
-${lineChart('Throughput', ts.t, ts.bucketMs, [
-  { name: 'sent (admitted)', color: COLORS.blue, values: perSec(ts.sent) },
-  { name: 'adjudicated', color: COLORS.green, values: perSec(ts.adjudicated) },
-  { name: 'throttled', color: COLORS.red, values: perSec(ts.throttled) },
-  { name: 'failed over', color: COLORS.amber, values: perSec(ts.failedOver) },
-], shade, 'per second')}
-${lineChart("Vendor's remaining quota and the limiter's rate", ts.t, ts.bucketMs, [
-  { name: 'remaining quota (primary)', color: COLORS.teal, values: ts.remainingQuota },
-  { name: 'limiter rate in force (/s)', color: COLORS.purple, values: ts.limiterRate, dashed: true },
-], shade, 'requests')}
-${lineChart('Latency percentiles per lane', ts.t, ts.bucketMs, [
-  { name: 'pos p50', color: COLORS.green, values: ts.latency.pos.p50 },
-  { name: 'pos p95', color: COLORS.amber, values: ts.latency.pos.p95 },
-  { name: 'pos p99', color: COLORS.red, values: ts.latency.pos.p99 },
-  { name: 'batch p50', color: COLORS.teal, values: ts.latency.batch.p50, dashed: true },
-  { name: 'batch p95', color: COLORS.purple, values: ts.latency.batch.p95, dashed: true },
-  { name: 'batch p99', color: COLORS.pink, values: ts.latency.batch.p99, dashed: true },
-], shade, 'ms')}
+${lineChart(
+  'Throughput',
+  ts.t,
+  ts.bucketMs,
+  [
+    { name: 'sent (admitted)', color: COLORS.blue, values: perSec(ts.sent) },
+    { name: 'adjudicated', color: COLORS.green, values: perSec(ts.adjudicated) },
+    { name: 'throttled', color: COLORS.red, values: perSec(ts.throttled) },
+    { name: 'failed over', color: COLORS.amber, values: perSec(ts.failedOver) },
+  ],
+  shade,
+  'per second',
+)}
+${lineChart(
+  "Vendor's remaining quota and the limiter's rate",
+  ts.t,
+  ts.bucketMs,
+  [
+    { name: 'remaining quota (primary)', color: COLORS.teal, values: ts.remainingQuota },
+    { name: 'limiter rate in force (/s)', color: COLORS.purple, values: ts.limiterRate, dashed: true },
+  ],
+  shade,
+  'requests',
+)}
+${lineChart(
+  'Latency percentiles per lane',
+  ts.t,
+  ts.bucketMs,
+  [
+    { name: 'pos p50', color: COLORS.green, values: ts.latency.pos.p50 },
+    { name: 'pos p95', color: COLORS.amber, values: ts.latency.pos.p95 },
+    { name: 'pos p99', color: COLORS.red, values: ts.latency.pos.p99 },
+    { name: 'batch p50', color: COLORS.teal, values: ts.latency.batch.p50, dashed: true },
+    { name: 'batch p95', color: COLORS.purple, values: ts.latency.batch.p95, dashed: true },
+    { name: 'batch p99', color: COLORS.pink, values: ts.latency.batch.p99, dashed: true },
+  ],
+  shade,
+  'ms',
+)}
 ${breakerTimeline(report.breakerTransitions as Array<{ at: number; key: string; to: string }>, endMs)}
 </div>
 <h2>Totals</h2><div class="grid2">
-${barChart('Outcomes by kind', Object.entries(report.outcomes as Record<string, number>).map(([k, v]) => [k, v, outcomeColor[k]]))}
-${barChart('Reject codes by group', [...groups.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v, COLORS.amber]))}
-${barChart('Vendor answers by HTTP status', Object.entries(report.statuses as Record<string, number>).map(([k, v]) => [k, v, k.startsWith('2') ? COLORS.green : k.startsWith('4') ? COLORS.amber : COLORS.red]))}
+${barChart(
+  'Outcomes by kind',
+  Object.entries(report.outcomes as Record<string, number>).map(([k, v]) => [k, v, outcomeColor[k]]),
+)}
+${barChart(
+  'Reject codes by group',
+  [...groups.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v, COLORS.amber]),
+)}
+${barChart(
+  'Vendor answers by HTTP status',
+  Object.entries(report.statuses as Record<string, number>).map(([k, v]) => [
+    k,
+    v,
+    k.startsWith('2') ? COLORS.green : k.startsWith('4') ? COLORS.amber : COLORS.red,
+  ]),
+)}
 ${histogram(latency.histogram)}
 </div>
 <p>Latency all: p50 ${fmt(latency.all.p50 ?? 0)} · p90 ${fmt(latency.all.p90 ?? 0)} · p95 ${fmt(latency.all.p95 ?? 0)} · p99 ${fmt(latency.all.p99 ?? 0)} · max ${fmt(latency.all.max ?? 0)} ms</p>
 <h2>Claims to look at</h2><div class="grid2">
-${table('Slowest claims', ['correlation id', 'lane', 'outcome', 'ms'], (report.slowest as Array<Json>).map((s) => [s.correlationId, s.lane, s.kind, s.elapsedMs]))}
-${table('Dead-lettered claims', ['correlation id', 'reason'], (report.deadLettered as Array<Json>).slice(0, 50).map((d) => [d.correlationId, d.reason]))}
+${table(
+  'Slowest claims',
+  ['correlation id', 'lane', 'outcome', 'ms'],
+  (report.slowest as Array<Json>).map((s) => [s.correlationId, s.lane, s.kind, s.elapsedMs]),
+)}
+${table(
+  'Dead-lettered claims',
+  ['correlation id', 'reason'],
+  (report.deadLettered as Array<Json>).slice(0, 50).map((d) => [d.correlationId, d.reason]),
+)}
 </div>
 </main></body></html>
 `;

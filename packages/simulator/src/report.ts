@@ -120,6 +120,8 @@ export function buildReport(r: RunResult): Report {
     deadLettered: r.deadLettered.slice(0, 100),
     broken: r.broken,
     replay: replayLine(r),
+    // The whole scenario after defaults: `rxgate-sim replay run.json` re-runs exactly this.
+    definition: r.scenario,
   };
   return { ok, thresholds, invariants, json };
 }

@@ -45,6 +45,8 @@ export interface RunOptions {
   readonly auditFile?: string;
   /** Keep every audit record in memory for the claims that break an invariant (replay). @default true under 50,000 claims */
   readonly keepAudit?: boolean;
+  /** Keep the audit trail of these claims (by correlation id) as well as of the broken ones. */
+  readonly traceCorrelationIds?: readonly string[];
   /** Submit claims as fast as the router admits them, ignoring the traffic rate (a claims file). */
   readonly asFastAsAdmitted?: boolean;
   /** A shared store (`redis://…`): the quota, the ledger and the negative cache live in Redis. Real-time modes only. */
@@ -198,6 +200,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   // Audit records are kept while a claim is in flight, and afterwards only if it broke an invariant.
   const keepAudit = options.keepAudit ?? true;
   const auditByCorrelation = new Map<string, AuditRecord[]>();
+  const traced = new Set(options.traceCorrelationIds ?? []);
   const fileAudit = options.auditFile ? new JsonlAuditLog(options.auditFile) : undefined;
   let fileWrites: Promise<unknown> = Promise.resolve();
   const audit = {
@@ -422,8 +425,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
           claim.lane === 'pos'
             ? (s.client.budgets.pos[claim.segment] ?? s.client.budgets.pos.retail ?? 800)
             : Number.POSITIVE_INFINITY;
-        if (settleCount[index] === 1 && took <= budget + tolerance)
+        if (settleCount[index] === 1 && took <= budget + tolerance && !traced.has(o.correlationId)) {
           auditByCorrelation.delete(o.correlationId);
+        }
         if (++settled === submitted && trafficDone) resolveAll();
       },
       () => {
@@ -513,7 +517,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     faultsNeverFired: model ? faultsFired.flatMap((n, i) => (n === 0 ? [i] : [])) : [],
   };
   const brokenIdx = [...new Set([...notExactlyOnce, ...deadlineMisses])].slice(0, 50);
-  const broken: ClaimTrace[] = brokenIdx.map((i) => ({
+  const tracedIdx = [...correlation.keys()].filter((i) => traced.has(correlation[i] ?? ''));
+  const broken: ClaimTrace[] = [...new Set([...brokenIdx, ...tracedIdx])].map((i) => ({
     index: i,
     correlationId: correlation[i] ?? '',
     lane: generated[i]!.lane,
