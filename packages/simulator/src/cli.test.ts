@@ -87,4 +87,26 @@ describe('rxgate-sim', () => {
     assert.match(r.stderr, /vendor\.quota\.limit/);
     assert.equal(sim('run', 'steady', '--lane', 'sideways').status, 2);
   });
+
+  it('replay re-runs a saved run bit for bit and prints the timeline of a claim', async () => {
+    const out = join(tmpdir(), `rxgate-run-${process.pid}.json`);
+    const html = join(tmpdir(), `rxgate-run-${process.pid}`, 'report.html');
+    assert.equal(sim('run', '429-storm', '--duration', '40s', '--out', out, '--report', html).status, 0);
+    const { readFile } = await import('node:fs/promises');
+    const saved = JSON.parse(await readFile(out, 'utf8')) as {
+      hash: string;
+      slowest: Array<{ correlationId: string }>;
+    };
+    assert.match(await readFile(html, 'utf8'), /<svg/);
+    const id = saved.slowest[0]!.correlationId;
+    const r = sim('replay', out, '--claim', id);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`hash ${saved.hash}`));
+    assert.match(r.stdout, /No claim broke an invariant/);
+    assert.match(r.stdout, new RegExp(`correlation ${id}`));
+    assert.match(r.stdout, /attempt 1 → primary: /);
+    assert.match(r.stdout, /outcome /);
+    const fromSeed = sim('replay', '2', '429-storm', '--claim', id);
+    assert.equal(fromSeed.status, 0, fromSeed.stderr);
+  });
 });
