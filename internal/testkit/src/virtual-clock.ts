@@ -51,15 +51,7 @@ export class VirtualClock {
 
   async advanceTo(target: number): Promise<void> {
     await flush();
-    for (;;) {
-      this.#dropCancelled();
-      const next = this.#heap[0];
-      if (next === undefined || next.at > target) break;
-      this.#pop();
-      this.#now = Math.max(this.#now, next.at);
-      next.fn();
-      await flush();
-    }
+    while (this.#fireNext(target)) await flush();
     this.#now = Math.max(this.#now, target);
   }
 
@@ -69,14 +61,7 @@ export class VirtualClock {
    */
   advanceSync(ms: number): void {
     const target = this.#now + ms;
-    for (;;) {
-      this.#dropCancelled();
-      const next = this.#heap[0];
-      if (next === undefined || next.at > target) break;
-      this.#pop();
-      this.#now = Math.max(this.#now, next.at);
-      next.fn();
-    }
+    while (this.#fireNext(target));
     this.#now = Math.max(this.#now, target);
   }
 
@@ -84,15 +69,21 @@ export class VirtualClock {
   async runAll(maxTimers = 1_000_000): Promise<void> {
     await flush();
     for (let i = 0; i < maxTimers; i++) {
-      this.#dropCancelled();
-      const next = this.#heap[0];
-      if (next === undefined) return;
-      this.#pop();
-      this.#now = Math.max(this.#now, next.at);
-      next.fn();
+      if (!this.#fireNext(Number.POSITIVE_INFINITY)) return;
       await flush();
     }
     throw new Error(`runAll: still timers after ${maxTimers}`);
+  }
+
+  // Fires the next timer due by `target`; false when there is none.
+  #fireNext(target: number): boolean {
+    this.#dropCancelled();
+    const next = this.#heap[0];
+    if (next === undefined || next.at > target) return false;
+    this.#pop();
+    this.#now = Math.max(this.#now, next.at);
+    next.fn();
+    return true;
   }
 
   #dropCancelled(): void {
