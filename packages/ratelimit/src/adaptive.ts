@@ -178,6 +178,8 @@ export class RateController {
     }
     // A window that ended while nobody asked ended then: the refill since runs at the full rate.
     const at = quotaEnded ? Math.min(now, this.#quotaUntilEnded) : now;
+    // The vendor's window reset, so its whole quota is back: so is our burst.
+    if (quotaEnded) store.adjust(this.#level, { fill: true }, at);
     return this.#apply(now, store, quotaEnded ? 'quota-window-ended' : 'recover', at);
   }
 

@@ -26,6 +26,8 @@ export interface LevelAdjustment {
   readonly pauseUntil?: number;
   /** Hold at most this many tokens now (the vendor says fewer remain than we think). */
   readonly capTokens?: number;
+  /** The vendor's window reset: the level is full again (as of the adjustment's time). */
+  readonly fill?: boolean;
 }
 
 /**
@@ -120,6 +122,7 @@ export class MemoryStore implements RateStore {
     if (adjustment.pauseUntil !== undefined && adjustment.pauseUntil > s.pausedUntil) {
       s.pausedUntil = adjustment.pauseUntil;
     }
+    if (adjustment.fill === true) s.tat = Math.min(s.tat, now);
     if (adjustment.capTokens !== undefined) {
       const cap = Math.max(0, Math.min(level.burst, adjustment.capTokens));
       s.tat = Math.max(s.tat, now + (level.burst - cap) * s.intervalMs);

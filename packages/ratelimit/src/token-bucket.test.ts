@@ -231,10 +231,9 @@ describe('TokenBucket adaptation', () => {
     const times: number[] = [];
     for (let i = 0; i < 9; i++) void bucket.acquire().then(() => times.push(clock.now()));
     await clock.advance(3000);
-    assert.deepEqual(times, [0, 0, 500, 1000, 1500, 2000, 2500, 3000]);
+    // The 8th exactly at the reset; the 9th with it: the vendor's window reset gave the burst back.
+    assert.deepEqual(times, [0, 0, 500, 1000, 1500, 2000, 2500, 3000, 3000]);
     assert.equal(bucket.ratePerSecond, 10, 'the vendor window reset: back to the configured rate');
-    await clock.runAll();
-    assert.equal(times.length, 9);
     assert.ok(events.some((e) => e.type === 'adapted' && e.reason === 'quota' && e.toPerSecond === 2));
     assert.ok(
       events.some((e) => e.type === 'adapted' && e.reason === 'quota-window-ended' && e.toPerSecond === 10),

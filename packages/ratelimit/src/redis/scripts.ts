@@ -18,7 +18,12 @@ local function effective(key, civ, miniv, beta, scale)
   local iv = num(st[2], civ)
   local want = civ
   local qend = num(st[4], 0)
-  if qend > now then want = math.max(want, num(st[5], civ)) elseif qend > 0 then redis.call('HDEL', key, 'qend', 'qiv') end
+  if qend > now then want = math.max(want, num(st[5], civ))
+  elseif qend > 0 then
+    -- The vendor's window reset at qend: its quota is back, and so is our burst.
+    redis.call('HDEL', key, 'qend', 'qiv')
+    if tat > qend then tat = qend redis.call('HSET', key, 'tat', tostring(tat)) end
+  end
   local thr = num(st[6], 0)
   if thr > 0 then
     local wmax = num(st[7], 1000 / civ)
