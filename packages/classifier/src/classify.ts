@@ -32,7 +32,19 @@ export interface ClassifyOptions {
 }
 
 const DEFERRED_MS = 20 * 60 * 1000;
-const DECIMAL = /^-?\d{1,15}(\.\d{1,6})?$/;
+/** -?\d{1,15}(\.\d{1,6})?, checked by hand: money is on the hot path of every paid answer. */
+function isDecimal(v: string): boolean {
+  let i = v.charCodeAt(0) === 45 ? 1 : 0;
+  const start = i;
+  while (i < v.length && v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) i++;
+  const intDigits = i - start;
+  if (intDigits < 1 || intDigits > 15) return false;
+  if (i === v.length) return true;
+  if (v.charCodeAt(i) !== 46) return false;
+  const f = ++i;
+  while (i < v.length && v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) i++;
+  return i === v.length && i - f >= 1 && i - f <= 6;
+}
 
 /**
  * One vendor answer, or one transport failure, to one {@link Verdict}. Pure and total:
@@ -366,7 +378,7 @@ function readAmounts(body: Record<string, unknown>): Amounts | undefined {
   ] as const) {
     const v = body[field];
     if (v === undefined || v === null) continue;
-    if (typeof v !== 'string' || !DECIMAL.test(v)) return undefined;
+    if (typeof v !== 'string' || !isDecimal(v)) return undefined;
     out[key] = v;
   }
   return out;

@@ -85,6 +85,7 @@ export function parseQuota(headers: HeaderInput, options: QuotaOptions): QuotaSi
 
 /** @internal The same, over a reader already built. */
 export function readQuota(h: HeaderReader, now: number): QuotaSignal | undefined {
+  if (!h.quota) return undefined;
   const candidates: Policy[] = [];
 
   const xLimit = num(h('x-ratelimit-limit') ?? h('x-rate-limit-limit'));
@@ -111,13 +112,19 @@ export function readQuota(h: HeaderReader, now: number): QuotaSignal | undefined
       candidates.push(policy(l, r, t === undefined ? undefined : resetToSeconds(t, now)));
   }
 
-  const retryAfterMs = parseRetryAfter(h('retry-after'), { now, date: h('date') });
-  const chosen = mostRestrictive(candidates);
+  const retryAfter = h('retry-after');
+  // The Date header matters only to an HTTP-date.
+  const retryAfterMs =
+    retryAfter === undefined
+      ? undefined
+      : parseRetryAfter(retryAfter, { now, date: /^\s*\d/.test(retryAfter) ? undefined : h('date') });
+  // One candidate (the usual case) needs no comparison.
+  const chosen = candidates.length === 1 ? candidates[0] : mostRestrictive(candidates);
   if (chosen === undefined && retryAfterMs === undefined) return undefined;
-  const out: { -readonly [K in keyof QuotaSignal]: QuotaSignal[K] } = {};
-  if (chosen?.limit !== undefined) out.limit = chosen.limit;
-  if (chosen?.remaining !== undefined) out.remaining = chosen.remaining;
-  if (chosen?.resetSeconds !== undefined) out.resetSeconds = chosen.resetSeconds;
+  if (chosen === undefined) return { retryAfterMs: retryAfterMs! };
+  // A chosen policy is already a fresh object of its own: it becomes the signal.
+  const out = chosen as { -readonly [K in keyof QuotaSignal]: QuotaSignal[K] } & { windowSeconds?: number };
+  if (out.windowSeconds !== undefined) delete out.windowSeconds;
   if (retryAfterMs !== undefined) out.retryAfterMs = retryAfterMs;
   return out;
 }
@@ -142,22 +149,10 @@ function policy(
 function mostRestrictive(ps: Policy[]): Policy | undefined {
   let best: Policy | undefined;
   let bestScore = Number.POSITIVE_INFINITY;
-  const same = (a: Policy, b: Policy) =>
-    a.remaining === b.remaining && (a.limit === undefined || b.limit === undefined || a.limit === b.limit);
-  const candidates = ps.filter(
-    (p) =>
-      !ps.some(
-        (q) =>
-          q !== p &&
-          same(p, q) &&
-          q.resetSeconds !== undefined &&
-          p.resetSeconds !== undefined &&
-          q.resetSeconds < p.resetSeconds &&
-          p.resetSeconds - q.resetSeconds < 1,
-      ),
-  );
-  for (const p of candidates) {
+  for (let i = 0; i < ps.length; i++) {
+    const p = ps[i]!;
     if (p.remaining === undefined && p.limit === undefined && p.resetSeconds === undefined) continue;
+    if (hasPreciserTwin(ps, p)) continue;
     const r = p.remaining ?? p.limit ?? Number.POSITIVE_INFINITY;
     const t = p.resetSeconds ?? p.windowSeconds ?? 1;
     const score = r === 0 ? -t : r / Math.max(t, 1e-3);
@@ -167,6 +162,17 @@ function mostRestrictive(ps: Policy[]): Policy | undefined {
     }
   }
   return best;
+}
+
+// Another spelling of the same policy (same limit and remaining) with a more precise reset.
+function hasPreciserTwin(ps: Policy[], p: Policy): boolean {
+  if (p.resetSeconds === undefined) return false;
+  for (const q of ps) {
+    if (q === p || q.resetSeconds === undefined || q.remaining !== p.remaining) continue;
+    if (q.limit !== undefined && p.limit !== undefined && q.limit !== p.limit) continue;
+    if (q.resetSeconds < p.resetSeconds && p.resetSeconds - q.resetSeconds < 1) return true;
+  }
+  return false;
 }
 
 interface SfItem {
