@@ -121,3 +121,96 @@ describe('PHI', () => {
     assert.equal(lines.length, 3);
   });
 });
+
+describe('the fast path agrees with the zod schema', () => {
+  it('whenever it accepts a claim, zod accepts it and builds the same claim', async () => {
+    const fc = (await import('fast-check')).default;
+    const { fastParse, rawClaimSchema } = await import('./claim.js');
+    // Near misses of every rule: digit strings around each length, padded text, numbers for
+    // strings, decimals with too many places, impossible dates, and plain junk.
+    const nearMiss = fc.oneof(
+      fc.integer({ min: 0, max: 13 }).chain((n) => fc.stringMatching(new RegExp(`^[0-9]{${n}}$`))),
+      fc
+        .tuple(
+          fc.constantFrom('', ' ', '\t'),
+          fc.stringMatching(/^[A-Z0-9]{0,40}$/),
+          fc.constantFrom('', ' '),
+        )
+        .map(([a, b, c]) => a + b + c),
+      fc
+        .tuple(
+          fc.integer({ min: 0, max: 10 ** 10 }),
+          fc.integer({ min: 0, max: 4 }),
+          fc.integer({ min: 0, max: 9999 }),
+        )
+        .map(([i, places, f]) =>
+          places === 0 ? String(i) : `${i}.${String(f).padStart(places, '0').slice(0, places)}`,
+        ),
+      fc.constantFrom(
+        '20261130',
+        '20260230',
+        '19000101',
+        '18991231',
+        '2026113',
+        'B1',
+        'B2',
+        'E1',
+        'b1',
+        '30.000',
+        '12.34',
+        '-1.00',
+      ),
+      fc.integer({ min: -2, max: 1000 }),
+      fc.double(),
+      fc.constantFrom(undefined, null, true, {}),
+    );
+    const fields = [...Object.keys(rawClaim()), '304-C4', '311-CB', 'extra'];
+    const view = (c: CanonicalClaim) => ({ wire: toWire(c), safe: logSafe(c) });
+    const agree = (raw: Record<string, unknown>, what: string) => {
+      const fast = fastParse(raw);
+      if (fast === undefined) return false;
+      const slow = rawClaimSchema.safeParse(raw);
+      assert.ok(slow.success, `fast path accepted what zod refuses: ${what}`);
+      const r = safeParseClaim(JSON.parse(JSON.stringify(raw)));
+      assert.ok(r.ok);
+      assert.deepEqual(view(fast), view(r.claim));
+      return true;
+    };
+    // Every field against every boundary value, exhaustively.
+    const boundaries: unknown[] = [
+      ...Array.from({ length: 14 }, (_, n) => '7'.repeat(n)),
+      ...Array.from({ length: 14 }, (_, n) => ` ${'7'.repeat(n)}`),
+      ...[1, 9, 10, 11, 15, 16, 20, 21, 35, 36].flatMap((n) => ['A'.repeat(n), `${'A'.repeat(n - 1)} `]),
+      ...[-1, 0, 1, 30, 98, 99, 100, 998, 999, 1000, 1.5, Number.NaN, Number.POSITIVE_INFINITY],
+      ...[
+        '1',
+        '1.0',
+        '1.00',
+        '1.000',
+        '1.0000',
+        '123456789',
+        '1234567890',
+        '123456789.12',
+        '-1.00',
+        '.5',
+        '5.',
+      ],
+      ...['20261130', '20260230', '20240229', '20230229', '19000101', '18991231', '2026113', '202611300'],
+      ...['B1', 'B2', 'E1', 'b1', 'B3', '', undefined, null, true],
+    ];
+    for (const field of fields)
+      for (const value of boundaries) agree({ ...rawClaim(), [field]: value }, `${field} = ${String(value)}`);
+    let accepted = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...fields), nearMiss), { minLength: 1, maxLength: 2 }),
+        (mutations) => {
+          if (agree({ ...rawClaim(), ...Object.fromEntries(mutations) }, JSON.stringify(mutations)))
+            accepted++;
+        },
+      ),
+      { numRuns: 4000 },
+    );
+    assert.ok(accepted > 200, `the property must exercise the fast path (${accepted} accepted)`);
+  });
+});
