@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { serveHandlers, vendorHandlers } from './handlers.js';
 import { buildReport } from './report.js';
 import { runScenario, SIM_EPOCH } from './runner.js';
-import { loadScenario, parseScenario, type Scenario } from './scenario.js';
+import { loadScenario, parseScenario, SCENARIO_NAMES, type Scenario } from './scenario.js';
 import { VendorModel } from './vendor-model.js';
 import { VirtualClock } from './virtual-clock.js';
 
@@ -14,15 +14,8 @@ const shorten = (s: Scenario, over: Record<string, unknown> = {}): Scenario =>
   parseScenario({ ...s, ...over, traffic: { ...s.traffic, ...((over.traffic as object) ?? {}) } });
 
 describe('runner, virtual time', () => {
-  for (const name of [
-    'steady',
-    '429-storm',
-    '503-maintenance',
-    'primary-outage-failover',
-    'ambiguous-commits',
-    'credential-expiry',
-    'crosswalk-repair',
-  ]) {
+  // Every named scenario but the day (500,000 claims: `npm start`) and the one that needs Redis.
+  for (const name of SCENARIO_NAMES.filter((n) => n !== 'pharmacy-day' && n !== 'shared-quota')) {
     it(`${name}: every threshold and invariant holds`, async () => {
       const r = await runScenario(await loadScenario(name));
       const report = buildReport(r);
