@@ -26,6 +26,14 @@ export interface AdaptiveOptions {
 
 // A refill too slow to matter before the vendor's window resets (GCRA needs a rate > 0).
 const QUOTA_FLOOR = 1e-6;
+/**
+ * Seconds over which a remaining quota is spread: the time to the reset less a margin (a
+ * tenth of it, at least 100 ms, never more than half), because the reset was measured at the
+ * vendor a trip ago and the last request must still land in the window.
+ */
+export function spreadHorizon(resetSeconds: number): number {
+  return resetSeconds - Math.min(resetSeconds / 2, Math.max(resetSeconds / 10, 0.1));
+}
 
 export interface ResolvedAdaptive {
   readonly mode: 'cubic' | 'aimd';
@@ -136,11 +144,14 @@ export class RateController {
         if (resetSeconds > 0) pausedUntil = Math.max(pausedUntil ?? 0, windowEnd);
       } else {
         // Never hold more than the vendor will take, and refill no faster than what is left
-        // beyond those tokens lasts until the reset: at most `remaining` go before it.
+        // beyond those tokens lasts until the reset: at most `remaining` go before it. The
+        // spread ends a little before the reset (see spreadHorizon).
         store.adjust(this.#level, { capTokens: remaining }, now);
         const held = store.snapshot(this.#level, now).tokens;
         const sustainable =
-          resetSeconds > 0 ? Math.max(0, remaining - held) / resetSeconds : Number.POSITIVE_INFINITY;
+          resetSeconds > 0
+            ? Math.max(0, remaining - held) / spreadHorizon(resetSeconds)
+            : Number.POSITIVE_INFINITY;
         if (sustainable < this.#level.ratePerSecond) {
           this.#quotaRate = Math.max(QUOTA_FLOOR, sustainable);
           this.#quotaUntil = windowEnd;

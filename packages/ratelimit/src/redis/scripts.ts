@@ -98,7 +98,8 @@ if remaining ~= nil and reset ~= nil and reset >= 0 then
     if tat < floor then tat = floor redis.call('HSET', key, 'tat', tostring(tat)) end
     local held = burst - math.max(0, tat - now) / iv
     local sustainable = 1e12
-    if reset > 0 then sustainable = math.max(0, remaining - held) / reset end
+    -- Spread to a little before the reset (as spreadHorizon): it was measured a trip ago.
+    if reset > 0 then sustainable = math.max(0, remaining - held) / (reset - math.min(reset / 2, math.max(reset / 10, 0.1))) end
     if sustainable < 1000 / civ then
       local qiv = 1000 / math.max(sustainable, 1e-6)
       redis.call('HSET', key, 'qend', tostring(wend), 'qiv', tostring(qiv))
