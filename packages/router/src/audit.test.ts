@@ -94,3 +94,28 @@ describe('client credentials', () => {
     assert.equal(fetches, 3);
   });
 });
+
+describe('memory ledger', () => {
+  it('keeps at most maxFinished outcomes, forgetting the oldest', async () => {
+    const { MemoryLedger } = await import('./stores.js');
+    const ledger = new MemoryLedger({ maxFinished: 2 });
+    const outcome = (k: string) =>
+      ({
+        kind: 'duplicate',
+        amounts: {},
+        node: 'p',
+        claimKey: k,
+        correlationId: k,
+        path: [],
+        attempts: 1,
+        elapsedMs: 1,
+      }) as const;
+    for (const k of ['a', 'b', 'c']) {
+      assert.equal((await ledger.begin(k)).kind, 'owner');
+      await ledger.finish(k, outcome(k));
+    }
+    assert.equal(ledger.size, 2);
+    assert.equal((await ledger.begin('a')).kind, 'owner', 'the oldest was forgotten');
+    assert.equal((await ledger.begin('c')).kind, 'done');
+  });
+});

@@ -57,6 +57,7 @@ export {
   type Ledger,
   type LedgerEntry,
   MemoryLedger,
+  type MemoryLedgerOptions,
   MemoryNegativeCache,
   type NegativeCache,
 } from './stores.js';

@@ -1,4 +1,5 @@
 import type { Clock } from '@rxgate/ratelimit';
+import { RouterConfigError } from './errors.js';
 import type { Outcome } from './outcome.js';
 
 /** What the ledger says of a claim key when a submission begins. */
@@ -21,8 +22,25 @@ export interface Ledger {
 }
 
 /** The embedded ledger: one process. */
+export interface MemoryLedgerOptions {
+  /**
+   * Finished outcomes kept; past that the oldest are forgotten (a resubmission of a forgotten
+   * claim is sent again under its idempotency key, and the vendor answers from its own store).
+   * @default 100_000
+   */
+  readonly maxFinished?: number;
+}
+
 export class MemoryLedger implements Ledger {
   readonly #done = new Map<string, Outcome>();
+  readonly #maxFinished: number;
+
+  constructor(options: MemoryLedgerOptions = {}) {
+    const max = options.maxFinished ?? 100_000;
+    if (!Number.isInteger(max) || max < 1)
+      throw new RouterConfigError('maxFinished', 'must be a whole number >= 1');
+    this.#maxFinished = max;
+  }
   // A claim in flight; the promise is made only when a second submission joins it.
   readonly #inFlight = new Map<string, { promise?: Promise<Outcome>; resolve?: (o: Outcome) => void }>();
 
@@ -42,7 +60,11 @@ export class MemoryLedger implements Ledger {
 
   async finish(key: string, outcome: Outcome): Promise<void> {
     // Outcomes that a later submission should retry are not final: dead letters and invalid.
-    if (outcome.kind !== 'dead-lettered' && outcome.kind !== 'invalid') this.#done.set(key, outcome);
+    if (outcome.kind !== 'dead-lettered' && outcome.kind !== 'invalid') {
+      this.#done.set(key, outcome);
+      // A Map iterates in insertion order: the first key is the oldest.
+      if (this.#done.size > this.#maxFinished) this.#done.delete(this.#done.keys().next().value!);
+    }
     const running = this.#inFlight.get(key);
     this.#inFlight.delete(key);
     running?.resolve?.(outcome);
