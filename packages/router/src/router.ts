@@ -269,7 +269,9 @@ export function createRouter(options: RouterOptions): Router {
     };
 
     // Negative cache: a route or product the vendor does not know costs no quota.
-    if (await negativeCache.has(`route:${a.payer}`)) {
+    // The stores may answer synchronously: then nothing waits a turn for them.
+    const knownRoute = negativeCache.has(`route:${a.payer}`);
+    if (knownRoute === true || (knownRoute !== false && (await knownRoute))) {
       await decide('negative-cache:route');
       return {
         kind: 'rejected',
@@ -280,7 +282,8 @@ export function createRouter(options: RouterOptions): Router {
         ...base(),
       };
     }
-    if (await negativeCache.has(`ndc:${claim.productId}`)) {
+    const knownProduct = negativeCache.has(`ndc:${claim.productId}`);
+    if (knownProduct === true || (knownProduct !== false && (await knownProduct))) {
       await decide('negative-cache:product');
       return {
         kind: 'rejected',
@@ -442,7 +445,7 @@ export function createRouter(options: RouterOptions): Router {
         latencyMs: latency,
         ...(verdict.status === undefined ? {} : { status: verdict.status }),
       }));
-      await record({
+      const recorded = record({
         at: clock.now(),
         correlationId: a.correlationId,
         claimKey: a.claimKey,
@@ -454,6 +457,7 @@ export function createRouter(options: RouterOptions): Router {
         ...(verdict.status === undefined ? {} : { status: verdict.status }),
         ...(codes === undefined || codes.length === 0 ? {} : { codes }),
       });
+      if (recorded) await recorded;
 
       switch (verdict.kind) {
         case 'adjudicated':
@@ -613,7 +617,8 @@ export function createRouter(options: RouterOptions): Router {
     for (;;) {
       let entry: Awaited<ReturnType<Ledger['begin']>>;
       try {
-        entry = await ledger.begin(claimKey);
+        const begun = ledger.begin(claimKey);
+        entry = begun instanceof Promise ? await begun : begun;
       } catch {
         // Without the ledger, exactly-once cannot be promised: nothing is sent.
         const outcome: Outcome = {
@@ -677,15 +682,17 @@ export function createRouter(options: RouterOptions): Router {
       o.signal?.removeEventListener('abort', onAbort);
     }
     try {
-      await ledger.finish(claimKey, outcome);
+      const finished = ledger.finish(claimKey, outcome);
+      if (finished) await finished;
     } catch {
       log.warn({ correlationId, ledger: 'finish-failed' }, 'ledger unavailable at finish');
     }
-    await finishOutcome(outcome, lane);
+    const recorded = finishOutcome(outcome, lane);
+    if (recorded) await recorded;
     return outcome;
   }
 
-  async function finishOutcome(outcome: Outcome, lane: Lane): Promise<void> {
+  function finishOutcome(outcome: Outcome, lane: Lane): void | Promise<void> {
     metrics.inc('rxgate_outcomes_total', labels(undefined, lane, outcome.kind));
     metrics.observe('rxgate_claim_latency_ms', labels(undefined, lane), outcome.elapsedMs);
     emit(() => ({
@@ -697,7 +704,7 @@ export function createRouter(options: RouterOptions): Router {
       elapsedMs: outcome.elapsedMs,
       path: outcome.path,
     }));
-    await record({
+    return record({
       at: clock.now(),
       correlationId: outcome.correlationId,
       claimKey: outcome.claimKey,

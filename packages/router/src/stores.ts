@@ -17,8 +17,9 @@ export type LedgerEntry =
  * stored outcome; a claim in flight is joined, never sent twice at once.
  */
 export interface Ledger {
-  begin(key: string): Promise<LedgerEntry>;
-  finish(key: string, outcome: Outcome): Promise<void>;
+  /** May answer synchronously (memory) or asynchronously (a shared store). */
+  begin(key: string): LedgerEntry | Promise<LedgerEntry>;
+  finish(key: string, outcome: Outcome): void | Promise<void>;
 }
 
 /** The embedded ledger: one process. */
@@ -44,7 +45,7 @@ export class MemoryLedger implements Ledger {
   // A claim in flight; the promise is made only when a second submission joins it.
   readonly #inFlight = new Map<string, { promise?: Promise<Outcome>; resolve?: (o: Outcome) => void }>();
 
-  async begin(key: string): Promise<LedgerEntry> {
+  begin(key: string): LedgerEntry {
     const done = this.#done.get(key);
     if (done !== undefined) return { kind: 'done', outcome: done };
     const running = this.#inFlight.get(key);
@@ -58,7 +59,7 @@ export class MemoryLedger implements Ledger {
     return { kind: 'owner' };
   }
 
-  async finish(key: string, outcome: Outcome): Promise<void> {
+  finish(key: string, outcome: Outcome): void {
     // Outcomes that a later submission should retry are not final: dead letters and invalid.
     if (outcome.kind !== 'dead-lettered' && outcome.kind !== 'invalid') {
       this.#done.set(key, outcome);
@@ -78,8 +79,9 @@ export class MemoryLedger implements Ledger {
 
 /** Keys the vendor answered 404 for (a BIN/PCN route or an NDC), with a TTL. */
 export interface NegativeCache {
-  has(key: string): Promise<boolean>;
-  add(key: string, ttlMs: number): Promise<void>;
+  /** May answer synchronously (memory) or asynchronously (a shared store). */
+  has(key: string): boolean | Promise<boolean>;
+  add(key: string, ttlMs: number): void | Promise<void>;
 }
 
 export class MemoryNegativeCache implements NegativeCache {
@@ -88,14 +90,14 @@ export class MemoryNegativeCache implements NegativeCache {
   constructor(clock: Clock) {
     this.#clock = clock;
   }
-  async has(key: string): Promise<boolean> {
+  has(key: string): boolean {
     const until = this.#entries.get(key);
     if (until === undefined) return false;
     if (this.#clock.now() < until) return true;
     this.#entries.delete(key);
     return false;
   }
-  async add(key: string, ttlMs: number): Promise<void> {
+  add(key: string, ttlMs: number): void {
     this.#entries.set(key, this.#clock.now() + ttlMs);
   }
 }
