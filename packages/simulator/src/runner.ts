@@ -134,6 +134,8 @@ export interface Invariants {
 }
 
 export const SIM_EPOCH = Date.UTC(2026, 10, 30, 0, 0, 0);
+// Verdicts that mean the vendor adjudicated the claim: goodput.
+const ADJUDICATED = new Set(['adjudicated', 'terminal-reject', 'repairable', 'duplicate', 'routing-reject']);
 /** How late a pos claim may finish on real timers before it counts as a missed deadline. */
 export const REAL_TIME_TOLERANCE_MS = 25;
 const SECRET = 'rxgate-simulator-idempotency-secret';
@@ -237,9 +239,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       if (e.verdict === 'throttled') {
         throttledAnswers++;
         b.throttled++;
-      } else if (
-        ['adjudicated', 'terminal-reject', 'repairable', 'duplicate', 'routing-reject'].includes(e.verdict)
-      ) {
+      } else if (ADJUDICATED.has(e.verdict)) {
         adjudicatedAnswers++;
         b.adjudicated++;
       }

@@ -1,9 +1,12 @@
 import type { Clock } from '@rxgate/ratelimit';
 import { Decimal } from 'decimal.js';
-import { logNormal, type Random, stream, weighted } from './random.js';
+import { logNormal, type Random, stream } from './random.js';
 import type { FaultKind, Scenario } from './scenario.js';
 
 export type NodeName = 'primary' | 'fallback';
+
+// Copays drawn one in six free, three in six $5, two in six $10.
+const COPAYS = ['0.00', '5.00', '5.00', '5.00', '10.00', '10.00'].map((c) => new Decimal(c));
 
 /** What the vendor does with one request. */
 export type VendorAction =
@@ -214,10 +217,7 @@ export class VendorModel {
     }
     // Paid: amounts computed in decimal, sent as decimal strings.
     const cost = new Decimal(String(claim['409-D9'] ?? '0'));
-    const copay = Decimal.min(
-      cost,
-      new Decimal(weighted(this.#random, { '0.00': 1, '5.00': 3, '10.00': 2 })),
-    );
+    const copay = Decimal.min(cost, COPAYS[Math.floor(this.#random() * COPAYS.length)]!);
     return JSON.stringify({
       '112-AN': 'P',
       '505-F5': copay.toFixed(2),
