@@ -119,3 +119,55 @@ describe('memory ledger', () => {
     assert.equal((await ledger.begin('c')).kind, 'done');
   });
 });
+
+describe('the ledger is what stops a resubmission from being paid twice', () => {
+  async function run(ledger: InstanceType<typeof import('./stores.js').MemoryLedger>) {
+    const { createBreakers } = await import('@rxgate/breaker');
+    const clock = new VirtualClock();
+    const vendor = fakeVendor({
+      clock,
+      random: seededRandom(1),
+      faults: [['ok', 1]],
+      sharedIdempotency: false,
+    });
+    const breakers = createBreakers({ clock });
+    const router = createRouter({
+      nodes: [
+        { name: 'primary', url: 'http://p.test' },
+        { name: 'secondary', url: 'http://s.test' },
+      ],
+      idempotencySecret: SECRET,
+      transport: functionTransport(vendor.handle),
+      limiter: createLimiter({ account: { ratePerSecond: 100, burst: 100 }, clock }),
+      breakers,
+      ledger,
+      clock,
+      random: seededRandom(2),
+    });
+    const submit = async (raw: Record<string, unknown>) => {
+      const p = router.submit(raw, { lane: 'batch' });
+      await clock.runAll();
+      return p;
+    };
+    assert.equal((await submit(rawClaim({ '402-D2': '1' }))).kind, 'paid');
+    assert.equal((await submit(rawClaim({ '402-D2': '2' }))).kind, 'paid');
+    // The primary goes down; the first claim is submitted again.
+    breakers.get('primary:retail').isolate();
+    const again = await submit(rawClaim({ '402-D2': '1' }));
+    await router.close();
+    return { again, paidTwice: [...vendor.payments.values()].some((n) => n > 1) };
+  }
+
+  it('by default every finished claim is remembered: the resubmission is answered, not sent', async () => {
+    const { MemoryLedger } = await import('./stores.js');
+    const r = await run(new MemoryLedger());
+    assert.equal(r.again.attempts, 1, 'the stored outcome of the first submission');
+    assert.equal(r.paidTwice, false);
+  });
+
+  it('a bounded ledger that forgot the claim lets it fail over and be paid again: why the bound is opt-in', async () => {
+    const { MemoryLedger } = await import('./stores.js');
+    const r = await run(new MemoryLedger({ maxFinished: 1 }));
+    assert.equal(r.paidTwice, true);
+  });
+});

@@ -79,7 +79,7 @@ export interface RouterOptions {
   readonly negativeCacheTtlMs?: number;
   /** @default undiciTransport() */
   readonly transport?: Transport;
-  /** Secret of the idempotency HMAC. Keep it stable across restarts and shared by every process. */
+  /** Secret of the idempotency HMAC (32+ random bytes recommended). Keep it stable across restarts and shared by every process. */
   readonly idempotencySecret: string;
   /** @default pos: retail 800, specialty 1200; batch: 3_600_000 */
   readonly lanes?: LaneBudgets;
@@ -155,8 +155,10 @@ export function createRouter(options: RouterOptions): Router {
       throw new RouterConfigError(`nodes.${i}.url`, 'must be an absolute URL');
     }
   }
-  if (typeof options.idempotencySecret !== 'string' || options.idempotencySecret.length < 16) {
-    throw new RouterConfigError('idempotencySecret', 'must be a string of at least 16 characters');
+  // Required: without a stable secret the key would change across restarts. Use 32 random
+  // bytes or more in production; a short one keeps keys stable but weakens the HMAC.
+  if (typeof options.idempotencySecret !== 'string' || options.idempotencySecret === '') {
+    throw new RouterConfigError('idempotencySecret', 'must be a non-empty string, the same in every process');
   }
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;

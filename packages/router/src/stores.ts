@@ -25,9 +25,12 @@ export interface Ledger {
 /** The embedded ledger: one process. */
 export interface MemoryLedgerOptions {
   /**
-   * Finished outcomes kept; past that the oldest are forgotten (a resubmission of a forgotten
-   * claim is sent again under its idempotency key, and the vendor answers from its own store).
-   * @default 100_000
+   * Finished outcomes kept; past that the oldest are forgotten. Unbounded by default, on
+   * purpose: a forgotten claim submitted again is sent again, and where the nodes do not share
+   * one idempotency store it can reach the other node and be paid twice (the simulator's
+   * pharmacy-day caught exactly that with a bound of 100,000). Bound it only where the nodes
+   * share idempotency, or where resubmissions older than the bound cannot happen.
+   * @default Infinity
    */
   readonly maxFinished?: number;
 }
@@ -37,9 +40,10 @@ export class MemoryLedger implements Ledger {
   readonly #maxFinished: number;
 
   constructor(options: MemoryLedgerOptions = {}) {
-    const max = options.maxFinished ?? 100_000;
-    if (!Number.isInteger(max) || max < 1)
+    const max = options.maxFinished ?? Number.POSITIVE_INFINITY;
+    if (!(max === Number.POSITIVE_INFINITY || (Number.isInteger(max) && max >= 1))) {
       throw new RouterConfigError('maxFinished', 'must be a whole number >= 1');
+    }
     this.#maxFinished = max;
   }
   // A claim in flight; the promise is made only when a second submission joins it.
