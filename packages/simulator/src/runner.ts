@@ -134,6 +134,8 @@ export interface Invariants {
 }
 
 export const SIM_EPOCH = Date.UTC(2026, 10, 30, 0, 0, 0);
+// How many recent claims a resubmission may pick from.
+const RESUBMIT_POOL = 10_000;
 // Verdicts that mean the vendor adjudicated the claim: goodput.
 const ADJUDICATED = new Set(['adjudicated', 'terminal-reject', 'repairable', 'duplicate', 'routing-reject']);
 /** How late a pos claim may finish on real timers before it counts as a missed deadline. */
@@ -363,7 +365,15 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
   // Traffic.
   const trafficRandom = stream(s.seed, 'traffic');
-  const generated: GeneratedClaim[] = [];
+  // Recent claims, for resubmissions to pick from (bounded: a day holds half a million claims),
+  // and per submitted index only what the invariants need: its lane and segment.
+  const pool: GeneratedClaim[] = [];
+  const lanes: Array<'pos' | 'batch'> = [];
+  const segments: string[] = [];
+  const remember = (c: GeneratedClaim) => {
+    if (pool.length < RESUBMIT_POOL) pool.push(c);
+    else pool[c.index % RESUBMIT_POOL] = c;
+  };
   const settleCount: number[] = [];
   const elapsed: number[] = [];
   const correlation: string[] = [];
@@ -384,7 +394,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     // With a share, every worker walks the same traffic and sends its own part of it.
     const at0 = generatedCount++;
     if (options.share !== undefined && at0 % options.share.of !== options.share.worker) {
-      if (!options.claims) makeClaim(s, at0, trafficRandom, generated);
+      if (!options.claims) remember(makeClaim(s, at0, trafficRandom, pool));
       return;
     }
     const index = submitted++;
@@ -398,8 +408,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         raw,
         phi: phiOf(raw),
       };
-    } else claim = makeClaim(s, at0, trafficRandom, generated);
-    generated.push(claim);
+    } else claim = makeClaim(s, at0, trafficRandom, pool);
+    remember(claim);
+    lanes[index] = claim.lane;
+    segments[index] = claim.segment;
     phi.add(claim.phi);
     settleCount[index] = 0;
     const at = clock.now();
@@ -497,9 +509,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const paidTwice = model ? [...model.payments].filter(([, n]) => n > 1).map(([k]) => k) : [];
   const deadlineMisses: number[] = [];
   for (let i = 0; i < total; i++) {
-    const c = generated[i]!;
-    if (c.lane !== 'pos') continue;
-    const budget = s.client.budgets.pos[c.segment] ?? s.client.budgets.pos.retail ?? 800;
+    if (lanes[i] !== 'pos') continue;
+    const budget = s.client.budgets.pos[segments[i]!] ?? s.client.budgets.pos.retail ?? 800;
     if ((elapsed[i] ?? 0) > budget + tolerance) deadlineMisses.push(i);
   }
   const liveness = checkLiveness(s, series, model?.quotaPerSecond, lastSettledAt - start);
@@ -521,7 +532,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const broken: ClaimTrace[] = [...new Set([...brokenIdx, ...tracedIdx])].map((i) => ({
     index: i,
     correlationId: correlation[i] ?? '',
-    lane: generated[i]!.lane,
+    lane: lanes[i]!,
     records: auditByCorrelation.get(correlation[i] ?? '') ?? [],
   }));
   const slowest = [...elapsed.keys()]
@@ -530,7 +541,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     .slice(0, 10)
     .map((i) => ({
       correlationId: correlation[i]!,
-      lane: generated[i]!.lane,
+      lane: lanes[i]!,
       elapsedMs: Math.round(elapsed[i]! * 100) / 100,
       kind: kinds[i]!,
     }));
