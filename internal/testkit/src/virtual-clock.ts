@@ -38,12 +38,6 @@ export class VirtualClock {
     return this.#heap.filter((t) => !t.cancelled).length;
   }
 
-  /** The time of the next armed timer, or undefined. */
-  get nextAt(): number | undefined {
-    this.#dropCancelled();
-    return this.#heap[0]?.at;
-  }
-
   /** Runs every timer due within `ms`, then sets the time to now + ms. */
   async advance(ms: number): Promise<void> {
     await this.advanceTo(this.#now + ms);

@@ -357,3 +357,20 @@ describe('classify: details', () => {
     assert.equal(classify({ status: 429, headers: [['Retry-After', '8']] }, { now: NOW }).retryAfterMs, 8000);
   });
 });
+
+describe('classify: the quota signal a limiter takes', () => {
+  it('carries Retry-After on a throttle, and not on a maintenance 503 (that wait is the node’s)', () => {
+    const throttle = classify(
+      { status: 429, headers: { 'retry-after': '3', 'x-ratelimit-remaining': '0' } },
+      { now: NOW },
+    );
+    assert.equal(throttle.quota?.retryAfterMs, 3000);
+    const maintenance = classify(
+      { status: 503, headers: { 'retry-after': '120', 'x-ratelimit-remaining': '7' } },
+      { now: NOW },
+    );
+    assert.equal(maintenance.retryAfterMs, 120_000);
+    assert.deepEqual(maintenance.quota, { remaining: 7 });
+    assert.equal(classify({ status: 503, headers: { 'retry-after': '120' } }, { now: NOW }).quota, undefined);
+  });
+});

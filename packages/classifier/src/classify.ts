@@ -363,9 +363,19 @@ function retry(quota: QuotaSignal | undefined): { retryAfterMs?: number } {
   return wait === undefined ? {} : { retryAfterMs: wait };
 }
 
-// Verdicts are built fresh here, so the quota is set on them rather than copied into a new object.
+// Verdicts are built fresh here, so the quota is set on them rather than copied into a new
+// object. Every verdict but a throttle gets it: a Retry-After on anything else (a maintenance
+// 503, a 5xx) speaks of the node, not the quota, so it stays the verdict's `retryAfterMs` and
+// is left out of the signal a limiter would pause on.
 function withQuota<V extends Verdict>(v: V, quota: QuotaSignal | undefined): V {
-  if (quota !== undefined && v.quota === undefined) (v as { quota?: QuotaSignal }).quota = quota;
+  if (quota === undefined || v.quota !== undefined) return v;
+  let signal = quota;
+  if (quota.retryAfterMs !== undefined) {
+    const { retryAfterMs: _, ...rest } = quota;
+    if (Object.keys(rest).length === 0) return v;
+    signal = rest;
+  }
+  (v as { quota?: QuotaSignal }).quota = signal;
   return v;
 }
 

@@ -34,7 +34,10 @@ interface Base<K extends VerdictKind> {
   readonly reason: string;
   /** The HTTP status, when there was an answer. */
   readonly status?: number;
-  /** The quota the answer's headers reported, on every status. */
+  /**
+   * The quota the answer's headers reported, on every status, as a limiter should take it:
+   * `retryAfterMs` is in it only on a throttle (elsewhere it is the verdict's own).
+   */
   readonly quota?: QuotaSignal;
   /** When the answer says to come back, in milliseconds. */
   readonly retryAfterMs?: number;

@@ -34,12 +34,11 @@ export {
   TransportError,
 } from './errors.js';
 export { idempotencyKey, repairedKey } from './idempotency.js';
-export {
-  type Outcome,
-  type OutcomeBase,
-  type OutcomeKind,
-  outcomeToJSON,
-  type PaidAmounts,
+export type {
+  Outcome,
+  OutcomeBase,
+  OutcomeKind,
+  PaidAmounts,
 } from './outcome.js';
 export { type ContainsPhi, type LogSafe, Phi } from './phi.js';
 export {

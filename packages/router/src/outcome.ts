@@ -65,11 +65,6 @@ export type Outcome =
 
 export type OutcomeKind = Outcome['kind'];
 
-/** The outcome as plain JSON (decimal strings), for the audit log and the ledger store. */
-export function outcomeToJSON(o: Outcome): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
-}
-
 /** An outcome as JSON text, amounts as decimal strings: for a shared ledger. */
 export function serializeOutcome(o: Outcome): string {
   return JSON.stringify(o);

@@ -426,11 +426,8 @@ export function createRouter(options: RouterOptions): Router {
       const latency = clock.now() - sentAt;
       permit[verdict.breaker]();
       if (verdict.quota !== undefined) {
-        // A Retry-After on a throttle pauses the quota; on a fault (maintenance) it is about the
-        // node, not the quota, and must not hold up the other node's claims.
-        limiterOf(current).observe(
-          verdict.kind === 'throttled' ? verdict.quota : withoutRetryAfter(verdict.quota),
-        );
+        // The classifier keeps a maintenance Retry-After out of the signal: it is the node's.
+        limiterOf(current).observe(verdict.quota);
         if (verdict.quota.remaining !== undefined)
           metrics.set('rxgate_remaining_quota', labels(nodeName, undefined), verdict.quota.remaining);
       }
@@ -797,10 +794,4 @@ function auditView(o: Outcome): Record<string, unknown> {
       break;
   }
   return view;
-}
-
-function withoutRetryAfter(q: NonNullable<Verdict['quota']>): NonNullable<Verdict['quota']> {
-  if (q.retryAfterMs === undefined) return q;
-  const { retryAfterMs: _, ...rest } = q;
-  return rest;
 }

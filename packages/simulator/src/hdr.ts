@@ -9,14 +9,12 @@ export class HdrHistogram {
   #count = 0;
   #max = 0;
   #min = Number.POSITIVE_INFINITY;
-  #sum = 0;
 
   record(value: number): void {
     const v = Math.max(0, value || 0);
     const b = HdrHistogram.bucketOf(v);
     this.#counts.set(b, (this.#counts.get(b) ?? 0) + 1);
     this.#count++;
-    this.#sum += v;
     if (v > this.#max) this.#max = v;
     if (v < this.#min) this.#min = v;
   }
@@ -28,7 +26,6 @@ export class HdrHistogram {
     const b = HdrHistogram.bucketOf(v);
     this.#counts.set(b, (this.#counts.get(b) ?? 0) + count);
     this.#count += count;
-    this.#sum += v * count;
     if (v > this.#max) this.#max = v;
     if (v < this.#min) this.#min = v;
   }
@@ -39,10 +36,6 @@ export class HdrHistogram {
   get max(): number {
     return this.#max;
   }
-  get mean(): number {
-    return this.#count === 0 ? 0 : this.#sum / this.#count;
-  }
-
   /** The value at percentile `p` (0–100): the upper edge of its bucket, never above the max. */
   percentile(p: number): number {
     if (this.#count === 0) return 0;
