@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from './clock.js';
+import { type AbortSignalLike, type Clock, systemClock } from './clock.js';
 import type { Lane, LimiterListener } from './events.js';
 import type { Lease } from './lease.js';
 import { Scheduler } from './scheduler.js';
@@ -15,7 +15,7 @@ export interface ConcurrencyLimitOptions {
 }
 
 export interface PermitOptions {
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
   /** Absolute time by which a slot must be had; rejects at that time if none came free. */
   readonly deadline?: number;
   /** @default 'pos' */

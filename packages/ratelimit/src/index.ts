@@ -1,5 +1,5 @@
 export type { AdaptiveOptions } from './adaptive.js';
-export { type Clock, systemClock, type TimerHandle } from './clock.js';
+export { type AbortSignalLike, type Clock, systemClock, type TimerHandle } from './clock.js';
 export {
   ConcurrencyLimit,
   type ConcurrencyLimitOptions,

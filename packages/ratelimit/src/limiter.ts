@@ -1,6 +1,6 @@
 import { Adaptation } from './adaptation.js';
 import { type AdaptiveOptions, resolveAdaptive } from './adaptive.js';
-import { type Clock, systemClock } from './clock.js';
+import { type AbortSignalLike, type Clock, systemClock } from './clock.js';
 import { InvalidOptionError } from './errors.js';
 import type { Lane, LimiterListener } from './events.js';
 import { type Lease, NOOP_LEASE } from './lease.js';
@@ -51,7 +51,7 @@ export interface LimiterAcquireOptions {
   readonly lane?: Lane;
   /** Absolute time on the limiter's clock by which admission must happen. */
   readonly deadline?: number;
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
   /** @default 1 */
   readonly cost?: number;
 }

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from './clock.js';
+import type { AbortSignalLike, Clock, TimerHandle } from './clock.js';
 import {
   AcquireAbortedError,
   DeadlineExceededError,
@@ -41,7 +41,7 @@ export interface AcquireRequest {
   readonly lane: Lane;
   readonly cost: number;
   readonly deadline: number | undefined;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortSignalLike | undefined;
 }
 
 interface Waiter extends Linked<Waiter> {
@@ -53,7 +53,7 @@ interface Waiter extends Linked<Waiter> {
   readonly deadline: number;
   readonly resolve: (lease: Lease) => void;
   readonly reject: (error: unknown) => void;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortSignalLike | undefined;
   onAbort: (() => void) | undefined;
   deadlineTimer: TimerHandle | undefined;
 }

@@ -1,6 +1,6 @@
 import { Adaptation } from './adaptation.js';
 import { type AdaptiveOptions, resolveAdaptive } from './adaptive.js';
-import { type Clock, systemClock } from './clock.js';
+import { type AbortSignalLike, type Clock, systemClock } from './clock.js';
 import { InvalidOptionError } from './errors.js';
 import type { Lane, LimiterListener } from './events.js';
 import { NOOP_LEASE } from './lease.js';
@@ -34,7 +34,7 @@ export interface AcquireOptions {
   /** Absolute time on the bucket's clock by which admission must happen; fail fast when it cannot. */
   readonly deadline?: number;
   /** Aborting removes the waiter; nothing is spent. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
   /** @default 'pos' */
   readonly lane?: Lane;
 }

@@ -55,9 +55,10 @@ export class JsonlAuditLog implements AuditLog {
     this.#path = path;
   }
 
-  append(record: AuditRecord): Promise<void> {
+  append(record: AuditRecord): void | Promise<void> {
     this.#pending.push(`${JSON.stringify(record)}\n`);
-    if (record.type !== 'outcome') return Promise.resolve();
+    // Buffered until the next outcome: the caller has nothing to wait for.
+    if (record.type !== 'outcome') return;
     const lines = this.#pending.join('');
     this.#pending = [];
     this.#handle ??= open(this.#path, 'a');

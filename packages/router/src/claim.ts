@@ -154,6 +154,46 @@ export function toWire(claim: CanonicalClaim, productId = claim.productId): Reco
   return body;
 }
 
+/**
+ * The request body of a claim: exactly `JSON.stringify(toWire(claim, productId))`, written
+ * directly (the router sends one per attempt; this costs a third of the object and stringify).
+ */
+export function wireBody(claim: CanonicalClaim, productId = claim.productId): string {
+  let s = `{"103-A3":${q(claim.transactionCode)},"101-A1":${q(claim.bin)},"104-A4":${q(claim.pcn)},"302-C2":${q(
+    claim.cardholderId.reveal(),
+  )},"201-B1":${q(claim.serviceProviderId)},"402-D2":${q(claim.prescriptionNumber)},"403-D3":${n(
+    claim.fillNumber,
+  )},"407-D7":${q(productId)},"442-E7":"${decimalFixed(claim.quantityDispensed, 3)}","405-D5":${n(
+    claim.daysSupply,
+  )},"401-D1":${q(claim.dateOfService)},"409-D9":"${decimalFixed(claim.ingredientCostSubmitted, 2)}"`;
+  if (claim.groupId !== undefined) s += `,"301-C1":${q(claim.groupId)}`;
+  if (claim.patientFirstName !== undefined) s += `,"310-CA":${q(claim.patientFirstName.reveal())}`;
+  if (claim.patientLastName !== undefined) s += `,"311-CB":${q(claim.patientLastName.reveal())}`;
+  if (claim.dateOfBirth !== undefined) s += `,"304-C4":${q(claim.dateOfBirth.reveal())}`;
+  return `${s}}`;
+}
+
+const q = (v: string): string => JSON.stringify(v);
+const n = (v: number): string => JSON.stringify(v);
+const ZEROS = '000000000000';
+
+/**
+ * `d.toFixed(places)`, at a tenth of its cost for the plain decimals of a claim (the string
+ * form already has at most `places` decimals: pad it); anything else goes to `toFixed`.
+ */
+export function decimalFixed(d: Decimal, places: number): string {
+  const s = d.toString();
+  const dot = s.indexOf('.');
+  if (dot < 0) {
+    if (s.includes('e') || s.includes('N') || s.includes('I') || places > ZEROS.length)
+      return d.toFixed(places);
+    return places === 0 ? s : `${s}.${ZEROS.slice(0, places)}`;
+  }
+  const have = s.length - dot - 1;
+  if (have > places || places - have > ZEROS.length || s.includes('e')) return d.toFixed(places);
+  return have === places ? s : s + ZEROS.slice(0, places - have);
+}
+
 /** The projection of a claim that telemetry may receive: no PHI, no prescription number, no date of service. */
 export interface SafeClaim {
   readonly transactionCode: string;

@@ -1,11 +1,12 @@
 import type { Clock } from '@rxgate/ratelimit';
 import { CredentialsError, isTransportError } from './errors.js';
+import type { AbortSignalLike } from './signal.js';
 import type { NodeAddress, Transport } from './transport.js';
 
 /** Bearer tokens per node. */
 export interface Credentials {
   /** A valid token for `node` (cached; refreshed before it expires). */
-  token(node: NodeAddress, signal: AbortSignal): Promise<string>;
+  token(node: NodeAddress, signal: AbortSignalLike): Promise<string>;
   /** The vendor said 401 to `token`: the next `token()` fetches a new one (once, however many saw it). */
   invalidate(node: NodeAddress, token: string): void;
 }
@@ -38,7 +39,7 @@ export function clientCredentials(
   const inFlight = new Map<string, Promise<Cached>>();
   let fetches = 0;
 
-  const fetchToken = async (node: NodeAddress, signal: AbortSignal): Promise<Cached> => {
+  const fetchToken = async (node: NodeAddress, signal: AbortSignalLike): Promise<Cached> => {
     const client = options.clients[node.name];
     if (client === undefined)
       throw new CredentialsError(`no client credentials configured for node "${node.name}"`);
@@ -113,7 +114,7 @@ export function clientCredentials(
   };
 }
 
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+function raceAbort<T>(p: Promise<T>, signal: AbortSignalLike): Promise<T> {
   if (signal.aborted) return Promise.reject(new CredentialsError('aborted while waiting for a token'));
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(new CredentialsError('aborted while waiting for a token'));

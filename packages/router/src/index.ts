@@ -16,6 +16,7 @@ export {
   type SafeClaim,
   safeParseClaim,
   toWire,
+  wireBody,
 } from './claim.js';
 export { type ClientCredentialsOptions, type Credentials, clientCredentials } from './credentials.js';
 export { type Crosswalk, type CrosswalkEntry, crosswalkSnapshot } from './crosswalk.js';
@@ -33,7 +34,7 @@ export {
   type RouterErrorCode,
   TransportError,
 } from './errors.js';
-export { idempotencyKey, repairedKey } from './idempotency.js';
+export { idempotencyKey, idempotencyKeyer, repairedKey } from './idempotency.js';
 export type {
   Outcome,
   OutcomeBase,
@@ -52,6 +53,7 @@ export {
   type RouterOptions,
   type SubmitOptions,
 } from './router.js';
+export { type AbortSignalLike, toAbortSignal } from './signal.js';
 export {
   type Ledger,
   type LedgerEntry,
@@ -61,6 +63,9 @@ export {
   type NegativeCache,
 } from './stores.js';
 export {
+  type CounterHandle,
+  type GaugeHandle,
+  type HistogramHandle,
   type Logger,
   type MetricLabels,
   Metrics,

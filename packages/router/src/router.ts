@@ -1,4 +1,10 @@
-import { type BreakerEvent, type Breakers, createBreakers, type Permit } from '@rxgate/breaker';
+import {
+  type BreakerEvent,
+  type Breakers,
+  type CircuitBreaker,
+  createBreakers,
+  type Permit,
+} from '@rxgate/breaker';
 import { type Catalogue, classify, type Verdict } from '@rxgate/classifier';
 import {
   type Clock,
@@ -8,19 +14,36 @@ import {
   type LimiterAcquireOptions,
   type QuotaSignal,
   systemClock,
+  type TimerHandle,
 } from '@rxgate/ratelimit';
 import { Decimal } from 'decimal.js';
 import { type AuditLog, type AuditRecord, MemoryAuditLog } from './audit.js';
-import { type CanonicalClaim, safeParseClaim, toWire } from './claim.js';
+import { type CanonicalClaim, decimalFixed, safeParseClaim, wireBody } from './claim.js';
 import type { Credentials } from './credentials.js';
 import type { Crosswalk } from './crosswalk.js';
 import { type DeadLetterQueue, MemoryDeadLetterQueue } from './dead-letters.js';
 import { isTransportError, RouterClosedError, RouterConfigError } from './errors.js';
-import { idempotencyKey, repairedKey } from './idempotency.js';
-import type { Outcome, PaidAmounts } from './outcome.js';
+import { idempotencyKeyer, repairedKey } from './idempotency.js';
+import type { Outcome, OutcomeBase, PaidAmounts } from './outcome.js';
+import { ClaimSignal } from './signal.js';
 import { sleep } from './sleep.js';
-import { type Ledger, MemoryLedger, MemoryNegativeCache, type NegativeCache } from './stores.js';
-import { type Logger, labels, Metrics, type RouterEvent, safeLogger } from './telemetry.js';
+import {
+  type Ledger,
+  type LedgerEntry,
+  MemoryLedger,
+  MemoryNegativeCache,
+  type NegativeCache,
+} from './stores.js';
+import {
+  type CounterHandle,
+  type GaugeHandle,
+  type HistogramHandle,
+  type Logger,
+  labels,
+  Metrics,
+  type RouterEvent,
+  safeLogger,
+} from './telemetry.js';
 import { type Transport, undiciTransport, type WireResponse } from './transport.js';
 
 export type Lane = 'pos' | 'batch';
@@ -28,6 +51,8 @@ export type Lane = 'pos' | 'batch';
 /** What the router needs of a limiter: `createLimiter`'s, or the shared Redis one (`@rxgate/ratelimit/redis`). */
 export interface RouterLimiter {
   acquire(options: LimiterAcquireOptions): Promise<Lease>;
+  /** Admits now or returns undefined, never queueing; the router tries it first when present. */
+  tryAcquire?(options: { readonly key: string; readonly lane?: Lane }): Lease | undefined;
   observe(signal: QuotaSignal, options?: { readonly key?: string }): void;
 }
 
@@ -123,19 +148,43 @@ const DEFAULT_LANES: LaneBudgets = {
   batch: { default: 3_600_000 },
 };
 
-interface Attempting {
-  readonly claim: CanonicalClaim;
-  readonly claimKey: string;
-  readonly correlationId: string;
-  readonly lane: Lane;
-  readonly segment: string;
-  readonly start: number;
-  readonly deadline: number;
-  readonly signal: AbortSignal;
-  readonly payer: string;
-  path: string[];
-  attempts: number;
-  snapshotVersion: string | undefined;
+/** One submission's state on its way to an outcome. */
+class ClaimRun {
+  readonly signal = new ClaimSignal();
+  /** The deadline timer: armed only before the claim first waits on something. */
+  timer: TimerHandle | undefined = undefined;
+  path: string[] = [];
+  attempts = 0;
+  snapshotVersion: string | undefined = undefined;
+  constructor(
+    readonly claim: CanonicalClaim,
+    readonly claimKey: string,
+    readonly correlationId: string,
+    readonly lane: Lane,
+    readonly segment: string,
+    readonly start: number,
+    readonly deadline: number,
+    readonly payer: string,
+  ) {}
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+// An outcome before the fields every outcome carries are filled in.
+type OutcomeBody = Outcome extends infer O ? (O extends Outcome ? Omit<O, keyof OutcomeBase> : never) : never;
+
+/** The metric handles of one node, made once. */
+interface NodeMetrics {
+  readonly attempts: Map<string, CounterHandle>;
+  readonly latency: HistogramHandle;
+  readonly remaining: GaugeHandle;
+  readonly throttled: CounterHandle;
+  readonly backoffs: CounterHandle;
+}
+/** The metric handles of one lane. */
+interface LaneMetrics {
+  readonly outcomes: Map<string, CounterHandle>;
+  readonly latency: HistogramHandle;
+  readonly waits: HistogramHandle;
 }
 
 /**
@@ -160,6 +209,7 @@ export function createRouter(options: RouterOptions): Router {
   if (typeof options.idempotencySecret !== 'string' || options.idempotencySecret === '') {
     throw new RouterConfigError('idempotencySecret', 'must be a non-empty string, the same in every process');
   }
+  const keyOf = idempotencyKeyer(options.idempotencySecret);
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   const limiter = options.limiter ?? createLimiter({ account: { ratePerSecond: 10, burst: 20 }, clock });
@@ -188,119 +238,182 @@ export function createRouter(options: RouterOptions): Router {
     baseMs: options.retry?.baseMs ?? 50,
     capMs: options.retry?.capMs ?? { pos: 400, batch: 30_000 },
   };
+  const classifyOptions = options.catalogue ? { catalogue: options.catalogue } : {};
   const metrics = options.metrics ?? new Metrics();
   const log = safeLogger(options.logger);
   const onEvent = options.onEvent;
-  // Events are built only when someone listens: the hot path allocates nothing for them.
-  const emit = (make: () => RouterEvent): void => {
-    if (onEvent !== undefined) onEvent(make());
-  };
-  const watched = new Set<string>();
   // Nodes that announced downtime (503 + Retry-After), by index: until when.
-  const downUntil = new Map<number, number>();
-  const inFlight = new Set<Promise<Outcome>>();
+  const downUntil = nodes.map(() => 0);
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
   let closed = false;
   let sequence = 0;
-  const correlationPrefix = Math.floor(random() * 0xffffff)
+  const correlationPrefix = `${Math.floor(random() * 0xffffff)
     .toString(16)
-    .padStart(6, '0');
+    .padStart(6, '0')}-`;
+
+  const nodeMetrics: NodeMetrics[] = nodes.map((n) => ({
+    attempts: new Map(),
+    latency: metrics.histogram('rxgate_attempt_latency_ms', labels(n.name, undefined)),
+    remaining: metrics.gauge('rxgate_remaining_quota', labels(n.name, undefined)),
+    throttled: metrics.counter('rxgate_throttled_total', labels(n.name, undefined)),
+    backoffs: metrics.counter('rxgate_backoffs_total', labels(n.name, undefined)),
+  }));
+  const laneMetrics = (lane: Lane): LaneMetrics => ({
+    outcomes: new Map(),
+    latency: metrics.histogram('rxgate_claim_latency_ms', labels(undefined, lane)),
+    waits: metrics.histogram('rxgate_wait_ms', labels(undefined, lane)),
+  });
+  const byLane: Record<Lane, LaneMetrics> = { pos: laneMetrics('pos'), batch: laneMetrics('batch') };
+  const attemptCounter = (i: number, kind: string): CounterHandle => {
+    const m = nodeMetrics[i]!.attempts;
+    let c = m.get(kind);
+    if (c === undefined) {
+      c = metrics.counter('rxgate_attempts_total', labels(nodes[i]!.name, undefined, kind));
+      m.set(kind, c);
+    }
+    return c;
+  };
+  const outcomeCounter = (lane: Lane, kind: string): CounterHandle => {
+    const m = byLane[lane].outcomes;
+    let c = m.get(kind);
+    if (c === undefined) {
+      c = metrics.counter('rxgate_outcomes_total', labels(undefined, lane, kind));
+      m.set(kind, c);
+    }
+    return c;
+  };
 
   const limiterOf = (i: number): RouterLimiter => nodes[i]!.limiter ?? limiter;
-  const breakerKey = (i: number, segment: string) => `${nodes[i]!.name}:${segment}`;
-  const breakerOf = (i: number, segment: string) => {
-    const key = breakerKey(i, segment);
-    const b = breakers.get(key);
-    if (!watched.has(key)) {
-      watched.add(key);
-      b.on((e: BreakerEvent) => {
-        if (e.type !== 'state-change') return;
-        metrics.inc(
+  // Breakers by node and segment, watched once each.
+  const breakerCache: Array<Map<string, CircuitBreaker>> = nodes.map(() => new Map());
+  const breakerOf = (i: number, segment: string): CircuitBreaker => {
+    let b = breakerCache[i]!.get(segment);
+    if (b !== undefined) return b;
+    const key = `${nodes[i]!.name}:${segment}`;
+    b = breakers.get(key);
+    breakerCache[i]!.set(segment, b);
+    const transitions = new Map<string, CounterHandle>();
+    b.on((e: BreakerEvent) => {
+      if (e.type !== 'state-change') return;
+      let c = transitions.get(e.to);
+      if (c === undefined) {
+        c = metrics.counter(
           'rxgate_breaker_transitions_total',
           labels(nodes[i]!.name, undefined, undefined, segment, e.to),
         );
-        emit(() => ({ type: 'breaker', key, from: e.from, to: e.to, reason: e.reason, at: e.at }));
-        log.info({ breaker: key, from: e.from, to: e.to, reason: e.reason }, 'breaker state change');
-      });
-    }
+        transitions.set(e.to, c);
+      }
+      c.inc();
+      onEvent?.({ type: 'breaker', key, from: e.from, to: e.to, reason: e.reason, at: e.at });
+      log.info({ breaker: key, from: e.from, to: e.to, reason: e.reason }, 'breaker state change');
+    });
     return b;
   };
   const usable = (i: number) => i < nodes.length && (i === 0 || parity(nodes[i]!.name));
 
-  const record = (r: AuditRecord) => audit.append(r);
+  // Arms the claim's deadline before its first wait: a claim that never waits costs no timer.
+  const arm = (r: ClaimRun): void => {
+    if (r.timer !== undefined || r.signal.aborted) return;
+    const signal = r.signal;
+    r.timer = clock.setTimer(Math.max(0, r.deadline - clock.now()), () => signal.abort());
+  };
 
-  async function run(a: Attempting): Promise<Outcome> {
-    const { claim, lane, segment } = a;
-    const base = () => ({
-      claimKey: a.claimKey,
-      correlationId: a.correlationId,
-      path: a.path,
-      attempts: a.attempts,
-      elapsedMs: clock.now() - a.start,
-      ...(a.snapshotVersion === undefined ? {} : { snapshotVersion: a.snapshotVersion }),
+  /** Fills in the fields every outcome carries. */
+  const finish = (r: ClaimRun, body: OutcomeBody, now = clock.now()): Outcome => {
+    const o = body as Mutable<Outcome>;
+    o.claimKey = r.claimKey;
+    o.correlationId = r.correlationId;
+    o.path = r.path;
+    o.attempts = r.attempts;
+    o.elapsedMs = now - r.start;
+    if (r.snapshotVersion !== undefined) o.snapshotVersion = r.snapshotVersion;
+    return o;
+  };
+
+  const decide = (
+    r: ClaimRun,
+    decision: string,
+    extra?: Partial<Mutable<AuditRecord>>,
+  ): void | Promise<void> => {
+    r.path.push(decision);
+    if (onEvent !== undefined)
+      onEvent({
+        type: 'decision',
+        correlationId: r.correlationId,
+        decision,
+        ...(extra?.waitMs === undefined ? {} : { waitMs: extra.waitMs }),
+      });
+    const record: Mutable<AuditRecord> = {
+      at: clock.now(),
+      correlationId: r.correlationId,
+      claimKey: r.claimKey,
+      type: 'decision',
+      decision,
+      lane: r.lane,
+    };
+    if (extra !== undefined) Object.assign(record, extra);
+    return audit.append(record);
+  };
+
+  const deadLetter = async (r: ClaimRun, reason: string, pinned?: number): Promise<Outcome> => {
+    // A pos claim that runs out of time is handed to the batch lane, never held at the counter.
+    await deadLetters.put({
+      claimKey: r.claimKey,
+      correlationId: r.correlationId,
+      reason,
+      lane: 'batch',
+      at: clock.now(),
+      claim: r.claim,
+      ...(pinned === undefined ? {} : { pinnedNode: nodes[pinned]!.name }),
     });
-    const deadLetter = async (reason: string, pinned?: number): Promise<Outcome> => {
-      // A pos claim that runs out of time is handed to the batch lane, never held at the counter.
-      await deadLetters.put({
-        claimKey: a.claimKey,
-        correlationId: a.correlationId,
-        reason,
-        lane: 'batch',
-        at: clock.now(),
-        claim,
-        ...(pinned === undefined ? {} : { pinnedNode: nodes[pinned]!.name }),
-      });
-      return { kind: 'dead-lettered', reason, lane: 'batch', ...base() };
-    };
-    const decide = (decision: string, extra: Partial<AuditRecord> = {}) => {
-      a.path.push(decision);
-      emit(() => ({
-        type: 'decision',
-        correlationId: a.correlationId,
-        decision,
-        ...(extra.waitMs === undefined ? {} : { waitMs: extra.waitMs }),
-      }));
-      return record({
-        at: clock.now(),
-        correlationId: a.correlationId,
-        claimKey: a.claimKey,
-        type: 'decision',
-        decision,
-        lane,
-        ...extra,
-      });
-    };
+    return finish(r, { kind: 'dead-lettered', reason, lane: 'batch' });
+  };
+
+  // Waits within the deadline; false when the wait would miss it.
+  const wait = async (r: ClaimRun, ms: number, why: string): Promise<boolean> => {
+    if (clock.now() + ms > r.deadline) return false;
+    byLane[r.lane].waits.observe(ms);
+    const d = decide(r, `wait:${why}`, { waitMs: ms });
+    if (d) await d;
+    arm(r);
+    await sleep(clock, ms, r.signal);
+    return !r.signal.aborted;
+  };
+
+  async function run(r: ClaimRun): Promise<Outcome> {
+    const { claim, lane, segment } = r;
 
     // Negative cache: a route or product the vendor does not know costs no quota.
     // The stores may answer synchronously: then nothing waits a turn for them.
-    const knownRoute = negativeCache.has(`route:${a.payer}`);
+    const knownRoute = negativeCache.has(`route:${r.payer}`);
     if (knownRoute === true || (knownRoute !== false && (await knownRoute))) {
-      await decide('negative-cache:route');
-      return {
+      await decide(r, 'negative-cache:route');
+      return finish(r, {
         kind: 'rejected',
         codes: ['04'],
         group: 'repair-routing',
         priorAuthRequired: false,
         local: true,
-        ...base(),
-      };
+      });
     }
     const knownProduct = negativeCache.has(`ndc:${claim.productId}`);
     if (knownProduct === true || (knownProduct !== false && (await knownProduct))) {
-      await decide('negative-cache:product');
-      return {
+      await decide(r, 'negative-cache:product');
+      return finish(r, {
         kind: 'rejected',
         codes: ['70'],
         group: 'terminal',
         priorAuthRequired: false,
         local: true,
-        ...base(),
-      };
+      });
     }
 
     let node = 0;
     let pinned: number | undefined;
-    let requestKey = a.claimKey;
+    let requestKey = r.claimKey;
     let productId = claim.productId;
+    let body: string | undefined;
     let repaired = false;
     let authReplayed = false;
     let transientOnNode = 0;
@@ -313,109 +426,118 @@ export function createRouter(options: RouterOptions): Router {
       node = other;
       transientOnNode = 0;
       ambiguousOnNode = 0;
-      await decide(`failover:${reason}`, { node: nodes[node]!.name });
+      await decide(r, `failover:${reason}`, { node: nodes[node]!.name });
       return true;
-    };
-    // Waits within the deadline; false when the wait would miss it.
-    const wait = async (ms: number, why: string): Promise<boolean> => {
-      if (clock.now() + ms > a.deadline) return false;
-      metrics.observe('rxgate_wait_ms', labels(undefined, lane), ms);
-      await decide(`wait:${why}`, { waitMs: ms });
-      await sleep(clock, ms, a.signal);
-      return !a.signal.aborted;
     };
     const backoff = () => random() * Math.min(retry.capMs[lane], retry.baseMs * 2 ** backoffs++);
 
     for (;;) {
-      if (a.signal.aborted) return deadLetter(clock.now() >= a.deadline ? 'deadline' : 'aborted', pinned);
-      if (clock.now() >= a.deadline) return deadLetter('deadline', pinned);
+      let now = clock.now();
+      if (r.signal.aborted) return deadLetter(r, now >= r.deadline ? 'deadline' : 'aborted', pinned);
+      if (now >= r.deadline) return deadLetter(r, 'deadline', pinned);
 
       // The primary's breaker is open, or it said it is down for maintenance: go to the fallback now, when allowed.
       if (pinned === undefined && node === 0 && nodes.length > 1) {
         if (breakerOf(0, segment).state === 'open') await failover('breaker-open');
-        else if ((downUntil.get(0) ?? 0) > clock.now()) await failover('maintenance');
+        else if (downUntil[0]! > now) await failover('maintenance');
       }
       const current = pinned ?? node;
       const nodeName = nodes[current]!.name;
+      const nodeLimiter = limiterOf(current);
 
-      let lease: Lease;
-      try {
-        lease = await limiterOf(current).acquire({
-          key: a.payer,
-          lane,
-          deadline: a.deadline,
-          signal: a.signal,
-        });
-      } catch (e) {
-        if (isDeadlineExceededError(e)) {
-          await decide('limiter:deadline', { waitMs: e.predictedWaitMs, node: nodeName });
-          return deadLetter('limiter-deadline', pinned);
+      // Admitted now when the limiter can say so synchronously; otherwise wait in its queue.
+      let lease = nodeLimiter.tryAcquire?.({ key: r.payer, lane });
+      if (lease === undefined) {
+        arm(r);
+        try {
+          lease = await nodeLimiter.acquire({ key: r.payer, lane, deadline: r.deadline, signal: r.signal });
+        } catch (e) {
+          if (isDeadlineExceededError(e)) {
+            await decide(r, 'limiter:deadline', { waitMs: e.predictedWaitMs, node: nodeName });
+            return deadLetter(r, 'limiter-deadline', pinned);
+          }
+          return deadLetter(r, r.signal.aborted ? 'aborted' : 'limiter-refused', pinned);
         }
-        return deadLetter(a.signal.aborted ? 'aborted' : 'limiter-refused', pinned);
+        now = clock.now();
       }
 
       let token: string | undefined;
       if (options.credentials) {
+        arm(r);
         try {
-          token = await options.credentials.token(nodes[current]!, a.signal);
+          token = await options.credentials.token(nodes[current]!, r.signal);
         } catch {
           lease.release();
-          await decide('credentials:unavailable', { node: nodeName });
-          if (++transientOnNode <= retry.transient && (await wait(backoff(), 'credentials'))) continue;
+          await decide(r, 'credentials:unavailable', { node: nodeName });
+          if (++transientOnNode <= retry.transient && (await wait(r, backoff(), 'credentials'))) continue;
           if (await failover('credentials')) continue;
-          return deadLetter('credentials-unavailable', pinned);
+          return deadLetter(r, 'credentials-unavailable', pinned);
         }
+        now = clock.now();
       }
 
       const permitOrRejection = breakerOf(current, segment).tryAcquire();
       if (permitOrRejection.kind === 'rejected') {
         lease.release();
-        await decide('breaker:rejected', { node: nodeName, waitMs: permitOrRejection.retryAfterMs });
+        await decide(r, 'breaker:rejected', { node: nodeName, waitMs: permitOrRejection.retryAfterMs });
         if (await failover('breaker-open')) continue;
         // Open: wait until the next probe. Half-open with every probe slot taken (0): back off.
         const ms = permitOrRejection.retryAfterMs > 0 ? permitOrRejection.retryAfterMs : backoff();
-        if (await wait(ms, 'breaker')) continue;
-        return deadLetter('breaker-open', pinned);
+        if (await wait(r, ms, 'breaker')) continue;
+        return deadLetter(r, 'breaker-open', pinned);
       }
       const permit: Permit = permitOrRejection;
 
-      if (clock.now() >= a.deadline) {
+      if (now >= r.deadline) {
         // Admitted at the last instant: nothing is sent that cannot be answered in time.
         lease.release();
         permit.ignore();
-        return deadLetter('deadline', pinned);
+        return deadLetter(r, 'deadline', pinned);
       }
-      a.attempts++;
-      a.path.push(nodeName);
-      const sentAt = clock.now();
+      r.attempts++;
+      r.path.push(nodeName);
+      const sentAt = now;
+      body ??= wireBody(claim, productId);
       let verdict: Verdict;
-      let response: WireResponse | undefined;
+      let answered: number;
       try {
-        response = await transport.send(
+        const sent = transport.send(
           nodes[current]!,
           {
             method: 'POST',
             path: '/adjudicate',
-            headers: {
-              'content-type': 'application/json',
-              'idempotency-key': requestKey,
-              'x-ncpdp-version': 'D.0',
-              'x-correlation-id': a.correlationId,
-              ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-            },
-            body: JSON.stringify(toWire(claim, productId)),
+            headers:
+              token === undefined
+                ? {
+                    'content-type': 'application/json',
+                    'idempotency-key': requestKey,
+                    'x-ncpdp-version': 'D.0',
+                    'x-correlation-id': r.correlationId,
+                  }
+                : {
+                    'content-type': 'application/json',
+                    'idempotency-key': requestKey,
+                    'x-ncpdp-version': 'D.0',
+                    'x-correlation-id': r.correlationId,
+                    authorization: `Bearer ${token}`,
+                  },
+            body,
           },
-          a.signal,
+          r.signal,
         );
-        verdict = classify(
-          { status: response.status, headers: response.headers, body: response.body },
-          {
-            now: clock.now(),
-            transactionCode: claim.transactionCode,
-            ...(options.catalogue ? { catalogue: options.catalogue } : {}),
-          },
-        );
+        let response: WireResponse;
+        if (sent instanceof Promise) {
+          arm(r);
+          response = await sent;
+        } else response = sent;
+        answered = clock.now();
+        verdict = classify(response, {
+          now: answered,
+          transactionCode: claim.transactionCode,
+          ...classifyOptions,
+        });
       } catch (e) {
+        answered = clock.now();
         // Classify the network's own error (its code), not our wrapper around it.
         verdict = isTransportError(e)
           ? classify({ error: { code: e.transportCode, name: 'TransportError' }, phase: e.phase })
@@ -423,126 +545,129 @@ export function createRouter(options: RouterOptions): Router {
       } finally {
         lease.release();
       }
-      const latency = clock.now() - sentAt;
+      const latency = answered - sentAt;
       permit[verdict.breaker]();
+      const nm = nodeMetrics[current]!;
       if (verdict.quota !== undefined) {
         // The classifier keeps a maintenance Retry-After out of the signal: it is the node's.
-        limiterOf(current).observe(verdict.quota);
-        if (verdict.quota.remaining !== undefined)
-          metrics.set('rxgate_remaining_quota', labels(nodeName, undefined), verdict.quota.remaining);
+        nodeLimiter.observe(verdict.quota);
+        if (verdict.quota.remaining !== undefined) nm.remaining.set(verdict.quota.remaining);
       }
       const codes =
-        'rejectCodes' in verdict && verdict.rejectCodes ? verdict.rejectCodes.map((c) => c.code) : undefined;
-      metrics.inc('rxgate_attempts_total', labels(nodeName, undefined, verdict.kind));
-      metrics.observe('rxgate_attempt_latency_ms', labels(nodeName, undefined), latency);
-      emit(() => ({
+        'rejectCodes' in verdict && verdict.rejectCodes && verdict.rejectCodes.length > 0
+          ? verdict.rejectCodes.map((c) => c.code)
+          : undefined;
+      attemptCounter(current, verdict.kind).inc();
+      nm.latency.observe(latency);
+      if (onEvent !== undefined)
+        onEvent({
+          type: 'attempt',
+          correlationId: r.correlationId,
+          node: nodeName,
+          attempt: r.attempts,
+          verdict: verdict.kind,
+          latencyMs: latency,
+          ...(verdict.status === undefined ? {} : { status: verdict.status }),
+        });
+      const attemptRecord: Mutable<AuditRecord> = {
+        at: answered,
+        correlationId: r.correlationId,
+        claimKey: r.claimKey,
         type: 'attempt',
-        correlationId: a.correlationId,
-        node: nodeName,
-        attempt: a.attempts,
-        verdict: verdict.kind,
-        latencyMs: latency,
-        ...(verdict.status === undefined ? {} : { status: verdict.status }),
-      }));
-      const recorded = record({
-        at: clock.now(),
-        correlationId: a.correlationId,
-        claimKey: a.claimKey,
-        type: 'attempt',
-        attempt: a.attempts,
+        attempt: r.attempts,
         node: nodeName,
         lane,
         verdict: verdict.kind,
-        ...(verdict.status === undefined ? {} : { status: verdict.status }),
-        ...(codes === undefined || codes.length === 0 ? {} : { codes }),
-      });
+      };
+      if (verdict.status !== undefined) attemptRecord.status = verdict.status;
+      if (codes !== undefined) attemptRecord.codes = codes;
+      const recorded = audit.append(attemptRecord);
       if (recorded) await recorded;
 
       switch (verdict.kind) {
-        case 'adjudicated':
-          return {
+        case 'adjudicated': {
+          const o: Mutable<OutcomeBody> = {
             kind:
               verdict.status112AN === 'P' ? 'paid' : verdict.status112AN === 'A' ? 'approved' : 'captured',
             amounts: amounts(verdict.amounts),
             node: nodeName,
-            ...(verdict.authorizationNumber === undefined
-              ? {}
-              : { authorizationNumber: verdict.authorizationNumber }),
-            ...base(),
           };
-        case 'duplicate':
-          return {
+          if (verdict.authorizationNumber !== undefined) o.authorizationNumber = verdict.authorizationNumber;
+          return finish(r, o, answered);
+        }
+        case 'duplicate': {
+          const o: Mutable<OutcomeBody> = {
             kind: 'duplicate',
             amounts: amounts(verdict.amounts),
             node: nodeName,
-            ...(verdict.status112AN === undefined ? {} : { status112AN: verdict.status112AN }),
-            ...base(),
           };
+          if (verdict.status112AN !== undefined) o.status112AN = verdict.status112AN;
+          return finish(r, o, answered);
+        }
         case 'terminal-reject':
-          return rejected(verdict, base());
+          return finish(r, rejected(verdict), answered);
         case 'repairable': {
           if (verdict.repair !== 'product' || repaired || options.crosswalk === undefined)
-            return rejected(verdict, base());
+            return finish(r, rejected(verdict), answered);
           const cw = options.crosswalk;
-          a.snapshotVersion = cw.version;
+          r.snapshotVersion = cw.version;
           const entry = cw.lookup(productId);
           if (entry === undefined) {
-            await decide('repair:ndc-not-in-taxonomy', { snapshotVersion: cw.version });
-            return {
+            await decide(r, 'repair:ndc-not-in-taxonomy', { snapshotVersion: cw.version });
+            return finish(r, {
               kind: 'rejected',
               codes: verdict.rejectCodes.map((c) => c.code),
               group: 'ndc_not_in_taxonomy',
               priorAuthRequired: false,
               local: false,
-              ...base(),
-            };
+            });
           }
           if (entry.ndc === undefined || entry.ndc === productId) {
-            await decide('repair:no-successor', { snapshotVersion: cw.version });
-            return rejected(verdict, base());
+            await decide(r, 'repair:no-successor', { snapshotVersion: cw.version });
+            return finish(r, rejected(verdict));
           }
           repaired = true;
           productId = entry.ndc;
-          requestKey = repairedKey(a.claimKey, 1);
-          await decide('repair', { snapshotVersion: cw.version, node: nodeName });
+          body = undefined;
+          requestKey = repairedKey(r.claimKey, 1);
+          await decide(r, 'repair', { snapshotVersion: cw.version, node: nodeName });
           continue;
         }
         case 'routing-reject': {
           await negativeCache.add(
-            verdict.mappedRejectCode === '70' ? `ndc:${productId}` : `route:${a.payer}`,
+            verdict.mappedRejectCode === '70' ? `ndc:${productId}` : `route:${r.payer}`,
             negativeTtl,
           );
-          await decide(`negative-cache:add-${verdict.mappedRejectCode}`);
-          return {
+          await decide(r, `negative-cache:add-${verdict.mappedRejectCode}`);
+          return finish(r, {
             kind: 'rejected',
             codes: [verdict.mappedRejectCode],
             group: verdict.mappedRejectCode === '70' ? 'terminal' : 'repair-routing',
             priorAuthRequired: false,
             local: false,
-            ...base(),
-          };
+          });
         }
         case 'auth-expired':
           if (token !== undefined) options.credentials?.invalidate(nodes[current]!, token);
-          if (authReplayed) return deadLetter('auth-failed', pinned);
+          if (authReplayed) return deadLetter(r, 'auth-failed', pinned);
           authReplayed = true;
-          await decide('refresh', { node: nodeName });
+          await decide(r, 'refresh', { node: nodeName });
           continue;
         case 'throttled': {
           // The limiter was paused or slowed by the quota signal; a bare 429 gets a jittered backoff.
-          metrics.inc('rxgate_throttled_total', labels(nodeName, undefined));
+          nm.throttled.inc();
           const ms = verdict.retryAfterMs ?? backoff();
-          if (clock.now() + ms > a.deadline) {
-            await decide('throttled:past-deadline', { waitMs: ms, node: nodeName });
-            return deadLetter('throttled-past-deadline', pinned);
+          if (clock.now() + ms > r.deadline) {
+            await decide(r, 'throttled:past-deadline', { waitMs: ms, node: nodeName });
+            return deadLetter(r, 'throttled-past-deadline', pinned);
           }
-          if (verdict.retryAfterMs === undefined && !(await wait(ms, 'throttled')))
-            return deadLetter('throttled-past-deadline', pinned);
+          if (verdict.retryAfterMs === undefined && !(await wait(r, ms, 'throttled')))
+            return deadLetter(r, 'throttled-past-deadline', pinned);
           continue;
         }
         case 'transient': {
           transientOnNode++;
-          metrics.inc('rxgate_backoffs_total', labels(nodeName, undefined));
+          nm.backoffs.inc();
           // A node that names its own downtime (503 with Retry-After) is down for that long:
           // every claim goes around it, as a breaker opened for the window would.
           if (
@@ -550,15 +675,16 @@ export function createRouter(options: RouterOptions): Router {
             verdict.retryAfterMs >= MAINTENANCE_MS &&
             verdict.breaker === 'failure'
           ) {
-            downUntil.set(current, Math.max(downUntil.get(current) ?? 0, clock.now() + verdict.retryAfterMs));
+            downUntil[current] = Math.max(downUntil[current]!, clock.now() + verdict.retryAfterMs);
             if (await failover('maintenance')) continue;
           }
           if (transientOnNode <= retry.transient) {
             const ms = verdict.retryAfterMs ?? backoff();
-            if (await wait(ms, 'transient')) continue;
+            if (await wait(r, ms, 'transient')) continue;
           }
           if (await failover('transient')) continue;
           return deadLetter(
+            r,
             verdict.retryAfterMs !== undefined && verdict.retryAfterMs > 60_000
               ? 'deferred-retry'
               : 'transient-exhausted',
@@ -570,53 +696,74 @@ export function createRouter(options: RouterOptions): Router {
           if (!shared) pinned = current;
           ambiguousOnNode++;
           if (ambiguousOnNode <= retry.ambiguous) {
-            if (await wait(backoff(), 'ambiguous')) continue;
-            return deadLetter('deadline-after-ambiguous', current);
+            if (await wait(r, backoff(), 'ambiguous')) continue;
+            return deadLetter(r, 'deadline-after-ambiguous', current);
           }
           if (shared && (await failover('ambiguous'))) continue;
-          await decide('park-for-reconciliation', { node: nodeName });
-          return { kind: 'needs-reconciliation', reason: 'answer-lost', node: nodeName, ...base() };
+          await decide(r, 'park-for-reconciliation', { node: nodeName });
+          return finish(r, { kind: 'needs-reconciliation', reason: 'answer-lost', node: nodeName });
         }
         case 'client-error':
-          return deadLetter(`client-error:${verdict.reason}`, pinned);
+          return deadLetter(r, `client-error:${verdict.reason}`, pinned);
         case 'unknown':
           // A 200 we cannot read may be a payment: a person reconciles it, nobody resends it blindly.
           if (verdict.status === 200) {
-            await decide('park-for-reconciliation', { node: nodeName });
-            return { kind: 'needs-reconciliation', reason: verdict.reason, node: nodeName, ...base() };
+            await decide(r, 'park-for-reconciliation', { node: nodeName });
+            return finish(r, { kind: 'needs-reconciliation', reason: verdict.reason, node: nodeName });
           }
-          return deadLetter(`unknown:${verdict.reason}`, pinned);
+          return deadLetter(r, `unknown:${verdict.reason}`, pinned);
       }
     }
   }
 
-  async function submit(raw: unknown, o: SubmitOptions = {}): Promise<Outcome> {
-    const start = clock.now();
-    const lane: Lane = o.lane === 'batch' ? 'batch' : 'pos';
-    const segment = o.segment ?? 'retail';
-    const correlationId = `${correlationPrefix}-${(++sequence).toString(36)}`;
-    if (closed) throw new RouterClosedError();
-    const parsed = safeParseClaim(raw);
-    if (!parsed.ok) {
-      const outcome: Outcome = {
-        kind: 'invalid',
-        issues: parsed.issues,
-        claimKey: '',
-        correlationId,
-        path: [],
-        attempts: 0,
-        elapsedMs: 0,
-      };
-      await finishOutcome(outcome, lane);
-      return outcome;
+  /** Runs an owned claim to its outcome, then records it: ledger, metrics, audit. */
+  async function own(r: ClaimRun, userSignal: AbortSignal | undefined): Promise<Outcome> {
+    const onAbort = userSignal === undefined ? undefined : () => r.signal.abort(userSignal.reason);
+    if (userSignal !== undefined && onAbort !== undefined) {
+      if (userSignal.aborted) r.signal.abort(userSignal.reason);
+      else userSignal.addEventListener('abort', onAbort, { once: true });
     }
-    const claim = parsed.claim;
-    const claimKey = idempotencyKey(claim, options.idempotencySecret);
+    let outcome: Outcome;
+    try {
+      outcome = await run(r);
+    } catch (e) {
+      // Exactly one outcome, whatever happened inside.
+      log.error(
+        { correlationId: r.correlationId, error: e instanceof Error ? e.name : 'unknown' },
+        'router internal error',
+      );
+      outcome = finish(r, { kind: 'dead-lettered', reason: 'internal-error', lane: 'batch' });
+    } finally {
+      r.timer?.cancel();
+      if (onAbort !== undefined) userSignal?.removeEventListener('abort', onAbort);
+    }
+    try {
+      const finished = ledger.finish(r.claimKey, outcome);
+      if (finished) await finished;
+    } catch {
+      log.warn({ correlationId: r.correlationId, ledger: 'finish-failed' }, 'ledger unavailable at finish');
+    }
+    const recorded = finishOutcome(outcome, r.lane);
+    if (recorded) await recorded;
+    return outcome;
+  }
+
+  /** A claim whose ledger answer is asynchronous (a shared store), or that must join another. */
+  async function begin(
+    claim: CanonicalClaim,
+    claimKey: string,
+    correlationId: string,
+    lane: Lane,
+    segment: string,
+    start: number,
+    o: SubmitOptions,
+    first: LedgerEntry | Promise<LedgerEntry>,
+  ): Promise<Outcome> {
     // Join a claim in flight; when its owner is gone (a crashed process), take it over.
+    let begun = first;
     for (;;) {
-      let entry: Awaited<ReturnType<Ledger['begin']>>;
+      let entry: LedgerEntry;
       try {
-        const begun = ledger.begin(claimKey);
         entry = begun instanceof Promise ? await begun : begun;
       } catch {
         // Without the ledger, exactly-once cannot be promised: nothing is sent.
@@ -630,23 +777,35 @@ export function createRouter(options: RouterOptions): Router {
           attempts: 0,
           elapsedMs: clock.now() - start,
         };
-        await finishOutcome(outcome, lane);
+        const recorded = finishOutcome(outcome, lane);
+        if (recorded) await recorded;
         return outcome;
       }
       if (entry.kind === 'done') return entry.outcome;
-      if (entry.kind === 'owner') break;
+      if (entry.kind === 'owner')
+        return own(claimRun(claim, claimKey, correlationId, lane, segment, start, o), o.signal);
       const joined = await entry.wait.catch(() => undefined);
       if (joined !== undefined) return joined;
+      try {
+        begun = ledger.begin(claimKey);
+      } catch (e) {
+        begun = Promise.reject(e);
+      }
     }
+  }
 
+  const claimRun = (
+    claim: CanonicalClaim,
+    claimKey: string,
+    correlationId: string,
+    lane: Lane,
+    segment: string,
+    start: number,
+    o: SubmitOptions,
+  ): ClaimRun => {
     const budgets = lanes[lane];
     const deadline = o.deadline ?? start + (budgets[segment] ?? budgets.default);
-    const controller = new AbortController();
-    const deadlineTimer = clock.setTimer(Math.max(0, deadline - start), () => controller.abort());
-    const onAbort = () => controller.abort();
-    o.signal?.addEventListener('abort', onAbort, { once: true });
-    if (o.signal?.aborted) controller.abort();
-    const attempting: Attempting = {
+    return new ClaimRun(
       claim,
       claimKey,
       correlationId,
@@ -654,100 +813,113 @@ export function createRouter(options: RouterOptions): Router {
       segment,
       start,
       deadline,
-      signal: controller.signal,
-      payer: `${claim.bin}/${claim.pcn}`,
-      path: [],
-      attempts: 0,
-      snapshotVersion: undefined,
-    };
-    let outcome: Outcome;
-    try {
-      outcome = await run(attempting);
-    } catch (e) {
-      // Exactly one outcome, whatever happened inside.
-      log.error({ correlationId, error: e instanceof Error ? e.name : 'unknown' }, 'router internal error');
-      outcome = {
-        kind: 'dead-lettered',
-        reason: 'internal-error',
-        lane: 'batch',
-        claimKey,
+      `${claim.bin}/${claim.pcn}`,
+    );
+  };
+
+  function submit(raw: unknown, o: SubmitOptions): Promise<Outcome> {
+    const start = clock.now();
+    const lane: Lane = o.lane === 'batch' ? 'batch' : 'pos';
+    const segment = o.segment ?? 'retail';
+    const correlationId = correlationPrefix + (++sequence).toString(36);
+    const parsed = safeParseClaim(raw);
+    if (!parsed.ok) {
+      const outcome: Outcome = {
+        kind: 'invalid',
+        issues: parsed.issues,
+        claimKey: '',
         correlationId,
-        path: attempting.path,
-        attempts: attempting.attempts,
-        elapsedMs: clock.now() - start,
+        path: [],
+        attempts: 0,
+        elapsedMs: 0,
       };
-    } finally {
-      deadlineTimer.cancel();
-      o.signal?.removeEventListener('abort', onAbort);
+      const recorded = finishOutcome(outcome, lane);
+      return recorded ? recorded.then(() => outcome) : Promise.resolve(outcome);
     }
+    const claim = parsed.claim;
+    const claimKey = keyOf(claim);
+    let begun: LedgerEntry | Promise<LedgerEntry>;
     try {
-      const finished = ledger.finish(claimKey, outcome);
-      if (finished) await finished;
-    } catch {
-      log.warn({ correlationId, ledger: 'finish-failed' }, 'ledger unavailable at finish');
+      begun = ledger.begin(claimKey);
+    } catch (e) {
+      begun = Promise.reject(e);
     }
-    const recorded = finishOutcome(outcome, lane);
-    if (recorded) await recorded;
-    return outcome;
+    // The embedded ledger answers at once: an owned claim goes straight to its run.
+    if (!(begun instanceof Promise) && begun.kind === 'owner')
+      return own(claimRun(claim, claimKey, correlationId, lane, segment, start, o), o.signal);
+    return begin(claim, claimKey, correlationId, lane, segment, start, o, begun);
   }
 
   function finishOutcome(outcome: Outcome, lane: Lane): void | Promise<void> {
-    metrics.inc('rxgate_outcomes_total', labels(undefined, lane, outcome.kind));
-    metrics.observe('rxgate_claim_latency_ms', labels(undefined, lane), outcome.elapsedMs);
-    emit(() => ({
-      type: 'outcome',
-      correlationId: outcome.correlationId,
-      kind: outcome.kind,
-      lane,
-      attempts: outcome.attempts,
-      elapsedMs: outcome.elapsedMs,
-      path: outcome.path,
-    }));
-    return record({
+    const m = byLane[lane];
+    outcomeCounter(lane, outcome.kind).inc();
+    m.latency.observe(outcome.elapsedMs);
+    if (onEvent !== undefined)
+      onEvent({
+        type: 'outcome',
+        correlationId: outcome.correlationId,
+        kind: outcome.kind,
+        lane,
+        attempts: outcome.attempts,
+        elapsedMs: outcome.elapsedMs,
+        path: outcome.path,
+      });
+    const record: Mutable<AuditRecord> = {
       at: clock.now(),
       correlationId: outcome.correlationId,
       claimKey: outcome.claimKey,
       type: 'outcome',
       lane,
       path: outcome.path,
-      ...(outcome.snapshotVersion === undefined ? {} : { snapshotVersion: outcome.snapshotVersion }),
       outcome: auditView(outcome),
-    });
+    };
+    if (outcome.snapshotVersion !== undefined) record.snapshotVersion = outcome.snapshotVersion;
+    return audit.append(record);
   }
 
+  const settled = () => {
+    if (--inFlight === 0 && drained !== undefined) drained();
+  };
+
   return {
-    submit(raw, o) {
-      const p = submit(raw, o);
-      inFlight.add(p);
-      const done = () => inFlight.delete(p);
-      p.then(done, done);
+    submit(raw, o = {}) {
+      if (closed) return Promise.reject(new RouterClosedError());
+      inFlight++;
+      let p: Promise<Outcome>;
+      try {
+        p = submit(raw, o);
+      } catch (e) {
+        settled();
+        return Promise.reject(e);
+      }
+      p.then(settled, settled);
       return p;
     },
     async close() {
       closed = true;
-      await Promise.allSettled([...inFlight]);
+      if (inFlight > 0)
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+        });
       await transport.close();
       await (audit as AuditLog).close?.();
     },
     metrics,
     get inFlight() {
-      return inFlight.size;
+      return inFlight;
     },
   };
 }
 
 function amounts(a: { patientPay?: string; ingredientCostPaid?: string; totalPaid?: string }): PaidAmounts {
-  return {
-    ...(a.patientPay === undefined ? {} : { patientPay: new Decimal(a.patientPay) }),
-    ...(a.ingredientCostPaid === undefined ? {} : { ingredientCostPaid: new Decimal(a.ingredientCostPaid) }),
-    ...(a.totalPaid === undefined ? {} : { totalPaid: new Decimal(a.totalPaid) }),
-  };
+  const out: Mutable<PaidAmounts> = {};
+  if (a.patientPay !== undefined) out.patientPay = new Decimal(a.patientPay);
+  if (a.ingredientCostPaid !== undefined) out.ingredientCostPaid = new Decimal(a.ingredientCostPaid);
+  if (a.totalPaid !== undefined) out.totalPaid = new Decimal(a.totalPaid);
+  return out;
 }
 
-function rejected(
-  verdict: Extract<Verdict, { kind: 'terminal-reject' | 'repairable' }>,
-  base: Omit<Outcome, 'kind'> & object,
-): Outcome {
+function rejected(verdict: Extract<Verdict, { kind: 'terminal-reject' | 'repairable' }>): OutcomeBody {
   const codes = verdict.rejectCodes.map((c) => c.code);
   const group =
     verdict.rejectCodes.find((c) => c.group === 'terminal')?.group ??
@@ -759,11 +931,8 @@ function rejected(
     group,
     priorAuthRequired: verdict.priorAuthRequired,
     local: false,
-    ...(base as OutcomeBaseFields),
   };
 }
-
-type OutcomeBaseFields = Pick<Outcome, 'claimKey' | 'correlationId' | 'path' | 'attempts' | 'elapsedMs'>;
 
 /** The PHI-free fields of an outcome for the audit log (amounts as decimal strings). */
 function auditView(o: Outcome): Record<string, unknown> {
@@ -774,7 +943,10 @@ function auditView(o: Outcome): Record<string, unknown> {
     case 'captured':
     case 'duplicate':
       view.node = o.node;
-      for (const [k, v] of Object.entries(o.amounts)) view[k] = (v as Decimal).toFixed(2);
+      if (o.amounts.patientPay !== undefined) view.patientPay = decimalFixed(o.amounts.patientPay, 2);
+      if (o.amounts.ingredientCostPaid !== undefined)
+        view.ingredientCostPaid = decimalFixed(o.amounts.ingredientCostPaid, 2);
+      if (o.amounts.totalPaid !== undefined) view.totalPaid = decimalFixed(o.amounts.totalPaid, 2);
       break;
     case 'rejected':
       view.codes = o.codes;

@@ -1,7 +1,8 @@
 import type { Clock } from '@rxgate/ratelimit';
+import type { AbortSignalLike } from './signal.js';
 
 /** Waits `ms` on the injected clock (one timer, no polling); an abort ends the wait early. */
-export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(clock: Clock, ms: number, signal?: AbortSignalLike): Promise<void> {
   if (ms <= 0 || signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {

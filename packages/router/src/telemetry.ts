@@ -72,32 +72,78 @@ export function safeLogger(logger: Logger | undefined): SafeLogger {
   };
 }
 
-/** Counters, gauges and histograms by name and labels; `snapshot()` for export. */
-export class Metrics {
-  readonly #counters = new Map<string, number>();
-  readonly #gauges = new Map<string, number>();
-  readonly #histograms = new Map<string, number[]>();
+/** A counter bound to one name and label set: no key is formatted per increment. */
+export interface CounterHandle {
+  inc(by?: number): void;
+}
+/** A gauge bound to one name and label set. */
+export interface GaugeHandle {
+  set(value: number): void;
+}
+/** A histogram bound to one name and label set. */
+export interface HistogramHandle {
+  observe(value: number): void;
+}
+
+// Keep a bounded window per histogram: enough for percentiles, never unbounded memory.
+const HISTOGRAM_WINDOW = 10_000;
+
+class Cell implements CounterHandle, GaugeHandle {
+  value = 0;
+  inc(by = 1): void {
+    this.value += by;
+  }
+  set(value: number): void {
+    this.value = value;
+  }
+}
+
+class Window implements HistogramHandle {
+  readonly values: number[] = [];
   #overwrite = 0;
+  observe(value: number): void {
+    if (this.values.length < HISTOGRAM_WINDOW) this.values.push(value);
+    else this.values[this.#overwrite++ % HISTOGRAM_WINDOW] = value;
+  }
+}
 
-  inc(name: string, labels: MetricLabels = {}, by = 1): void {
-    const k = key(name, labels);
-    this.#counters.set(k, (this.#counters.get(k) ?? 0) + by);
+/**
+ * Counters, gauges and histograms by name and labels; `snapshot()` for export. Hot paths take
+ * a handle once (`counter`, `gauge`, `histogram`) and update it without formatting a key.
+ */
+export class Metrics {
+  readonly #counters = new Map<string, Cell>();
+  readonly #gauges = new Map<string, Cell>();
+  readonly #histograms = new Map<string, Window>();
+
+  counter(name: string, labels: MetricLabels = {}): CounterHandle {
+    return cell(this.#counters, key(name, labels));
   }
 
-  set(name: string, labels: MetricLabels, value: number): void {
-    this.#gauges.set(key(name, labels), value);
+  gauge(name: string, labels: MetricLabels = {}): GaugeHandle {
+    return cell(this.#gauges, key(name, labels));
   }
 
-  observe(name: string, labels: MetricLabels, value: number): void {
+  histogram(name: string, labels: MetricLabels = {}): HistogramHandle {
     const k = key(name, labels);
     let h = this.#histograms.get(k);
     if (h === undefined) {
-      h = [];
+      h = new Window();
       this.#histograms.set(k, h);
     }
-    // Keep a bounded window: enough for percentiles, never unbounded memory.
-    if (h.length < 10_000) h.push(value);
-    else h[this.#overwrite++ % h.length] = value;
+    return h;
+  }
+
+  inc(name: string, labels: MetricLabels = {}, by = 1): void {
+    this.counter(name, labels).inc(by);
+  }
+
+  set(name: string, labels: MetricLabels, value: number): void {
+    this.gauge(name, labels).set(value);
+  }
+
+  observe(name: string, labels: MetricLabels, value: number): void {
+    this.histogram(name, labels).observe(value);
   }
 
   snapshot(): {
@@ -106,8 +152,8 @@ export class Metrics {
     histograms: Record<string, { count: number; p50: number; p99: number; max: number }>;
   } {
     const histograms: Record<string, { count: number; p50: number; p99: number; max: number }> = {};
-    for (const [k, values] of this.#histograms) {
-      const s = [...values].sort((a, b) => a - b);
+    for (const [k, h] of this.#histograms) {
+      const s = [...h.values].sort((a, b) => a - b);
       histograms[k] = {
         count: s.length,
         p50: s[Math.floor(s.length * 0.5)] ?? 0,
@@ -115,12 +161,18 @@ export class Metrics {
         max: s.at(-1) ?? 0,
       };
     }
-    return {
-      counters: Object.fromEntries(this.#counters),
-      gauges: Object.fromEntries(this.#gauges),
-      histograms,
-    };
+    const values = (m: Map<string, Cell>) => Object.fromEntries([...m].map(([k, c]) => [k, c.value]));
+    return { counters: values(this.#counters), gauges: values(this.#gauges), histograms };
   }
+}
+
+function cell(map: Map<string, Cell>, k: string): Cell {
+  let c = map.get(k);
+  if (c === undefined) {
+    c = new Cell();
+    map.set(k, c);
+  }
+  return c;
 }
 
 // Formatting a label set is costly; callers that reuse one labels object (the router does)

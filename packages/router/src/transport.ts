@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import { TransportError } from './errors.js';
+import type { AbortSignalLike } from './signal.js';
 
 /** One vendor endpoint (a node). */
 export interface NodeAddress {
@@ -24,11 +25,18 @@ export interface WireResponse {
 }
 
 /**
- * How requests reach a node. Rejects with {@link TransportError} when there is no answer,
- * saying whether the request may have been processed.
+ * How requests reach a node. Rejects (or throws) with {@link TransportError} when there is no
+ * answer, saying whether the request may have been processed. An in-process transport may
+ * answer synchronously: the router then waits no turn for it. `signal` aborts the request at the
+ * claim's deadline; pass it to undici as is, or through `toAbortSignal` to an API that wants a
+ * real `AbortSignal`.
  */
 export interface Transport {
-  send(node: NodeAddress, request: WireRequest, signal: AbortSignal): Promise<WireResponse>;
+  send(
+    node: NodeAddress,
+    request: WireRequest,
+    signal: AbortSignalLike,
+  ): Promise<WireResponse> | WireResponse;
   close(): Promise<void>;
 }
 
@@ -111,11 +119,12 @@ export function functionTransport(
   handler: (
     node: NodeAddress,
     request: WireRequest,
-    signal: AbortSignal,
+    signal: AbortSignalLike,
   ) => Promise<WireResponse> | WireResponse,
 ): Transport {
   return {
-    send: async (node, request, signal) => handler(node, request, signal),
+    // Passed through as the handler answers: synchronously or not.
+    send: (node, request, signal) => handler(node, request, signal),
     close: async () => {},
   };
 }

@@ -1,6 +1,6 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createBreakers } from '@rxgate/breaker';
-import { type Clock, createLimiter, systemClock } from '@rxgate/ratelimit';
+import { type AbortSignalLike, type Clock, createLimiter, systemClock } from '@rxgate/ratelimit';
 import { createRedisLimiter, type SharedLimiter } from '@rxgate/ratelimit/redis';
 import {
   type AuditRecord,
@@ -575,7 +575,7 @@ function virtualHandler(model: VendorModel, clock: Clock, readTimeoutMs: number)
   return (
     node: { name: string },
     req: { path: string; headers: Readonly<Record<string, string>>; body: string },
-    signal: AbortSignal,
+    signal: AbortSignalLike,
   ) => {
     const action = model.handle(node.name as NodeName, req);
     const wait = (ms: number): Promise<void> =>

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { type Clock, systemClock, type TimerHandle } from '../clock.js';
+import { type AbortSignalLike, type Clock, systemClock, type TimerHandle } from '../clock.js';
 import {
   AcquireAbortedError,
   DeadlineExceededError,
@@ -66,7 +66,7 @@ interface Waiter {
   readonly cost: number;
   readonly lane: Lane;
   readonly deadline: number;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortSignalLike | undefined;
   readonly enqueuedAt: number;
   readonly resolve: (l: Lease) => void;
   readonly reject: (e: unknown) => void;
@@ -269,7 +269,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
   const withinDeadline = <T>(
     p: Promise<T>,
     deadline: number | undefined,
-    signal: AbortSignal | undefined,
+    signal: AbortSignalLike | undefined,
   ): Promise<T> => {
     if (deadline === undefined && signal === undefined) return p;
     return new Promise<T>((resolve, reject) => {

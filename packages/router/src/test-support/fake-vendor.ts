@@ -1,6 +1,6 @@
 // An in-process vendor on a virtual clock for property tests: the JSON contract's answers and
 // faults, drawn from a seeded random source, with a ledger that counts payments per claim.
-import type { Clock } from '@rxgate/ratelimit';
+import type { AbortSignalLike, Clock } from '@rxgate/ratelimit';
 import { TransportError } from '../errors.js';
 import type { NodeAddress, WireRequest, WireResponse } from '../transport.js';
 
@@ -37,7 +37,7 @@ export interface FakeVendorOptions {
 }
 
 export interface FakeVendor {
-  handle(node: NodeAddress, request: WireRequest, signal: AbortSignal): Promise<WireResponse>;
+  handle(node: NodeAddress, request: WireRequest, signal: AbortSignalLike): Promise<WireResponse>;
   /** Payments by claim identity (the key without a repair suffix), across every node. */
   readonly payments: Map<string, number>;
   readonly firedFaults: Set<Fault>;
