@@ -55,6 +55,11 @@ export class VendorModel {
   readonly #tokens = new Map<string, number>();
   // Fault windows by kind: most requests meet no fault, and find that out in one lookup.
   readonly #byKind = new Map<FaultKind, number[]>();
+  // Where no fault window is open, a request looks up no fault at all.
+  readonly #windows: ReadonlyArray<readonly [number, number]>;
+  readonly #unknownRoutes: ReadonlySet<string>;
+  readonly #unknownProducts: ReadonlySet<string>;
+  readonly #repairable: ReadonlySet<string>;
   #tokenSeq = 0;
   /** Adjudications that paid, by claim identity (the key without a repair suffix). */
   readonly payments = new Map<string, number>();
@@ -74,6 +79,16 @@ export class VendorModel {
       this.#byKind.set(f.kind, [...(this.#byKind.get(f.kind) ?? []), i]);
     for (const node of ['primary', 'fallback'] as const)
       this.#quota.set(node, makeQuota(scenario.vendor.quota, start));
+    this.#windows = scenario.faults.map((f) => [f.startMs, f.endMs] as const);
+    this.#unknownRoutes = new Set(scenario.vendor.unknownRoutes);
+    this.#unknownProducts = new Set(scenario.vendor.unknownProducts);
+    this.#repairable = new Set(scenario.vendor.repairable);
+  }
+
+  // Whether any fault window is open at t (a credential expiry's after-effect is looked up apart).
+  #anyFaultAt(t: number): boolean {
+    for (const [from, to] of this.#windows) if (t >= from && t < to) return true;
+    return false;
   }
 
   /** Requests the node would still take now. */
@@ -92,20 +107,13 @@ export class VendorModel {
     const now = this.#clock.now();
     const t = now - this.#start;
     const v = this.#s.vendor;
-    const spike = this.#fault('latency-spike', node, t) !== undefined ? 5 : 1;
+    const faulty = this.#anyFaultAt(t);
+    const spike = faulty && this.#fault('latency-spike', node, t) !== undefined ? 5 : 1;
     const delayMs = logNormal(this.#random, v.latency.medianMs, v.latency.p99Ms) * spike;
-    const json = (status: number, body: unknown, headers: Record<string, string> = {}): VendorAction => {
-      this.#count(String(status));
-      return {
-        kind: 'respond',
-        status,
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-        delayMs,
-      };
-    };
+    const json = (status: number, body: unknown, headers: Record<string, string> = {}): VendorAction =>
+      this.#json(status, body, headers, delayMs);
 
-    if (this.#fault('outage', node, t) !== undefined)
+    if (faulty && this.#fault('outage', node, t) !== undefined)
       return this.#net('refused', { kind: 'refuse', delayMs: Math.min(delayMs, 5) });
 
     if (req.path.endsWith('/oauth/token')) {
@@ -121,7 +129,7 @@ export class VendorModel {
     }
     if (!req.path.endsWith('/adjudicate')) return json(404, { error: 'not_found' });
 
-    const maintenance = this.#fault('503-maintenance', node, t);
+    const maintenance = faulty ? this.#fault('503-maintenance', node, t) : undefined;
     if (maintenance !== undefined) {
       const endsIn = this.#s.faults[maintenance]!.endMs - t;
       return json(
@@ -141,7 +149,7 @@ export class VendorModel {
 
     // The quota: a storm shrinks it; 503-throttle answers the excess with a 503.
     const quota = this.#quota.get(node)!;
-    const storm = this.#fault('429-storm', node, t) !== undefined ? 0.25 : 1;
+    const storm = faulty && this.#fault('429-storm', node, t) !== undefined ? 0.25 : 1;
     if (!quota.take(now, storm)) {
       const wait = quota.retryAfterMs(now);
       const retryAfter =
@@ -149,7 +157,7 @@ export class VendorModel {
           ? new Date(now + wait + 999).toUTCString()
           : String(Math.max(1, Math.ceil(wait / 1000)));
       const headers = { ...quota.headers(now), 'retry-after': retryAfter, date: new Date(now).toUTCString() };
-      return json(this.#fault('503-throttle', node, t) !== undefined ? 503 : 429, {}, headers);
+      return json(faulty && this.#fault('503-throttle', node, t) !== undefined ? 503 : 429, {}, headers);
     }
     const quotaHeaders = quota.headers(now);
 
@@ -167,11 +175,12 @@ export class VendorModel {
       };
     }
 
-    if (this.#fault('timeout', node, t) !== undefined) return this.#net('hang', { kind: 'hang' });
-    if (this.#fault('reset', node, t) !== undefined) return this.#net('reset', { kind: 'reset', delayMs });
-    if (this.#fault('server-error', node, t) !== undefined)
+    if (faulty && this.#fault('timeout', node, t) !== undefined) return this.#net('hang', { kind: 'hang' });
+    if (faulty && this.#fault('reset', node, t) !== undefined)
+      return this.#net('reset', { kind: 'reset', delayMs });
+    if (faulty && this.#fault('server-error', node, t) !== undefined)
       return json([500, 502, 504][Math.floor(this.#random() * 3)]!, { error: 'server' }, quotaHeaders);
-    if (this.#fault('host-error', node, t) !== undefined)
+    if (faulty && this.#fault('host-error', node, t) !== undefined)
       return json(200, { '112-AN': 'R', '511-FB': [this.#random() < 0.5 ? '92' : '95'] }, quotaHeaders);
 
     let claim: Record<string, unknown>;
@@ -180,20 +189,21 @@ export class VendorModel {
     } catch {
       return json(400, { error: 'invalid', field: '(body)' }, quotaHeaders);
     }
-    if (v.unknownRoutes.includes(`${claim['101-A1']}/${claim['104-A4']}`))
+    if (this.#unknownRoutes.size > 0 && this.#unknownRoutes.has(`${claim['101-A1']}/${claim['104-A4']}`))
       return json(404, { error: 'unknown_route', field: '104-A4' }, quotaHeaders);
     const productId = String(claim['407-D7']);
-    if (v.unknownProducts.includes(productId))
+    if (this.#unknownProducts.has(productId))
       return json(404, { error: 'unknown_product', field: '407-D7' }, quotaHeaders);
 
     const answer = this.#adjudicate(claim, productId);
     store.set(key, { status: 200, body: answer });
     if (answer.includes('"112-AN":"P"')) {
-      const identity = key.split('.')[0]!;
+      const dot = key.indexOf('.');
+      const identity = dot < 0 ? key : key.slice(0, dot);
       this.payments.set(identity, (this.payments.get(identity) ?? 0) + 1);
     }
     // It paid; now it may lose the answer.
-    if (this.#fault('ambiguous-commit', node, t) !== undefined)
+    if (faulty && this.#fault('ambiguous-commit', node, t) !== undefined)
       return this.#net('reset', this.#random() < 0.5 ? { kind: 'reset', delayMs } : { kind: 'hang' });
     this.#count('200');
     return {
@@ -206,8 +216,7 @@ export class VendorModel {
   }
 
   #adjudicate(claim: Record<string, unknown>, productId: string): string {
-    if (this.#s.vendor.repairable.includes(productId))
-      return JSON.stringify({ '112-AN': 'R', '511-FB': ['21'] });
+    if (this.#repairable.has(productId)) return JSON.stringify({ '112-AN': 'R', '511-FB': ['21'] });
     const rejects = this.#s.vendor.rejects;
     const x = this.#random();
     let acc = 0;
@@ -227,6 +236,17 @@ export class VendorModel {
         .toString(36)
         .toUpperCase()}`,
     });
+  }
+
+  #json(status: number, body: unknown, headers: Record<string, string>, delayMs: number): VendorAction {
+    this.#count(String(status));
+    return {
+      kind: 'respond',
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      delayMs,
+    };
   }
 
   #fault(kind: FaultKind, node: NodeName, t: number): number | undefined {
