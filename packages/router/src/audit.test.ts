@@ -120,6 +120,62 @@ describe('memory ledger', () => {
   });
 });
 
+describe('memory ledger against a reference model (property)', () => {
+  it('answers begin and finish as a two-map reference does, bounded or not', async () => {
+    const { MemoryLedger } = await import('./stores.js');
+    const fc = (await import('fast-check')).default;
+    const outcome = (k: string, kind: 'paid' | 'dead-lettered') =>
+      (kind === 'paid'
+        ? { kind, amounts: {}, node: 'p', claimKey: k, correlationId: k, path: [], attempts: 1, elapsedMs: 1 }
+        : {
+            kind,
+            reason: 'x',
+            lane: 'batch',
+            claimKey: k,
+            correlationId: k,
+            path: [],
+            attempts: 1,
+            elapsedMs: 1,
+          }) as never;
+    fc.assert(
+      fc.property(
+        fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom('begin', 'finish-paid', 'finish-dead'),
+            fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+          ),
+          { maxLength: 60 },
+        ),
+        (max, ops) => {
+          const ledger = new MemoryLedger(max === undefined ? {} : { maxFinished: max });
+          // The reference: finished outcomes in insertion order, and the keys in flight.
+          const done = new Map<string, string>();
+          const inFlight = new Set<string>();
+          for (const [op, k] of ops) {
+            if (op === 'begin') {
+              const got = ledger.begin(k).kind;
+              const want = done.has(k) ? 'done' : inFlight.has(k) ? 'in-flight' : 'owner';
+              assert.equal(got, want, `${op} ${k}`);
+              if (want === 'owner') inFlight.add(k);
+            } else {
+              const kind = op === 'finish-paid' ? 'paid' : 'dead-lettered';
+              ledger.finish(k, outcome(k, kind));
+              if (kind === 'paid') {
+                if (!done.has(k)) done.set(k, kind);
+                if (max !== undefined && done.size > max) done.delete(done.keys().next().value!);
+              }
+              inFlight.delete(k);
+            }
+          }
+          assert.equal(ledger.size, done.size);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('the ledger is what stops a resubmission from being paid twice', () => {
   async function run(ledger: InstanceType<typeof import('./stores.js').MemoryLedger>) {
     const { createBreakers } = await import('@rxgate/breaker');

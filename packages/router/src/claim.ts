@@ -173,8 +173,10 @@ export function wireBody(claim: CanonicalClaim, productId = claim.productId): st
   return `${s}}`;
 }
 
-const q = (v: string): string => JSON.stringify(v);
-const n = (v: number): string => JSON.stringify(v);
+// Text JSON writes as is: printable ASCII but the quote and the backslash.
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const q = (v: string): string => (PLAIN.test(v) ? `"${v}"` : JSON.stringify(v));
+const n = (v: number): string => (Number.isInteger(v) ? `${v}` : JSON.stringify(v));
 const ZEROS = '000000000000';
 
 /**

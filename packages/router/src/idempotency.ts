@@ -18,14 +18,29 @@ export function idempotencyKey(claim: CanonicalClaim, secret: string | Uint8Arra
  * The output is the RFC 2104 HMAC-SHA256 that `createHmac` gives; a test holds them equal.
  */
 export function idempotencyKeyer(secret: string | Uint8Array): (claim: CanonicalClaim) => string {
-  const mac = hmacSha256(secret);
-  return (claim) =>
-    `rx1_${mac(
+  const mac = hmacSha256Raw(secret);
+  // "rx1_" and the base64url of the MAC's first 24 bytes (the first 32 characters of its
+  // base64url), written as bytes and read as one flat string: a map hashes it without a copy.
+  const out = Buffer.alloc(36);
+  out.write('rx1_', 0, 'latin1');
+  return (claim) => {
+    const m = mac(
       `${claim.transactionCode}\u001f${claim.bin}\u001f${claim.pcn}\u001f${claim.serviceProviderId}\u001f${
         claim.prescriptionNumber
       }\u001f${claim.fillNumber}\u001f${claim.dateOfService}\u001f${claim.productId}\u001f${claim.cardholderId.reveal()}`,
-    ).slice(0, 32)}`;
+    );
+    for (let i = 0, o = 4; i < 24; i += 3, o += 4) {
+      const v = (m[i]! << 16) | (m[i + 1]! << 8) | m[i + 2]!;
+      out[o] = B64URL[v >>> 18]!;
+      out[o + 1] = B64URL[(v >>> 12) & 63]!;
+      out[o + 2] = B64URL[(v >>> 6) & 63]!;
+      out[o + 3] = B64URL[v & 63]!;
+    }
+    return out.toString('latin1', 0, 36);
+  };
 }
+
+const B64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1');
 
 /** The key of a repaired claim: a new body needs its own key, derived from the original. */
 export function repairedKey(key: string, generation: number): string {
@@ -107,9 +122,15 @@ const encoder = new TextEncoder();
 
 /**
  * HMAC-SHA256 (RFC 2104) with the key's inner and outer pad blocks compressed once.
- * Returns the MAC as base64url. Not reentrant across awaits (it is synchronous).
+ * Returns the MAC as base64url.
  */
 export function hmacSha256(secret: string | Uint8Array): (message: string) => string {
+  const mac = hmacSha256Raw(secret);
+  return (message) => Buffer.from(mac(message).subarray(0, 32)).toString('base64url');
+}
+
+/** {@link hmacSha256}, giving the MAC as the first 32 bytes of a buffer that the next call overwrites. */
+function hmacSha256Raw(secret: string | Uint8Array): (message: string) => Uint8Array {
   let key = typeof secret === 'string' ? encoder.encode(secret) : secret;
   if (key.length > 64) key = createHash('sha256').update(key).digest();
   const block = new Uint8Array(64);
@@ -153,6 +174,6 @@ export function hmacSha256(secret: string | Uint8Array): (message: string) => st
     h.set(outer);
     compress(h, tail, 0);
     putState(h, tail);
-    return Buffer.from(tail.buffer, tail.byteOffset, 32).toString('base64url');
+    return tail;
   };
 }

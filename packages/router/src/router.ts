@@ -743,8 +743,12 @@ export function createRouter(options: RouterOptions): Router {
     } catch {
       log.warn({ correlationId: r.correlationId, ledger: 'finish-failed' }, 'ledger unavailable at finish');
     }
-    const recorded = finishOutcome(outcome, r.lane);
-    if (recorded) await recorded;
+    try {
+      const recorded = finishOutcome(outcome, r.lane);
+      if (recorded) await recorded;
+    } finally {
+      settled();
+    }
     return outcome;
   }
 
@@ -777,15 +781,25 @@ export function createRouter(options: RouterOptions): Router {
           attempts: 0,
           elapsedMs: clock.now() - start,
         };
-        const recorded = finishOutcome(outcome, lane);
-        if (recorded) await recorded;
+        try {
+          const recorded = finishOutcome(outcome, lane);
+          if (recorded) await recorded;
+        } finally {
+          settled();
+        }
         return outcome;
       }
-      if (entry.kind === 'done') return entry.outcome;
+      if (entry.kind === 'done') {
+        settled();
+        return entry.outcome;
+      }
       if (entry.kind === 'owner')
         return own(claimRun(claim, claimKey, correlationId, lane, segment, start, o), o.signal);
       const joined = await entry.wait.catch(() => undefined);
-      if (joined !== undefined) return joined;
+      if (joined !== undefined) {
+        settled();
+        return joined;
+      }
       try {
         begun = ledger.begin(claimKey);
       } catch (e) {
@@ -833,8 +847,27 @@ export function createRouter(options: RouterOptions): Router {
         attempts: 0,
         elapsedMs: 0,
       };
-      const recorded = finishOutcome(outcome, lane);
-      return recorded ? recorded.then(() => outcome) : Promise.resolve(outcome);
+      let recorded: void | Promise<void>;
+      try {
+        recorded = finishOutcome(outcome, lane);
+      } catch (e) {
+        settled();
+        return Promise.reject(e);
+      }
+      if (recorded === undefined) {
+        settled();
+        return Promise.resolve(outcome);
+      }
+      return recorded.then(
+        () => {
+          settled();
+          return outcome;
+        },
+        (e) => {
+          settled();
+          throw e;
+        },
+      );
     }
     const claim = parsed.claim;
     const claimKey = keyOf(claim);
@@ -877,23 +910,22 @@ export function createRouter(options: RouterOptions): Router {
     return audit.append(record);
   }
 
-  const settled = () => {
+  // Every path of `submit` calls this exactly once, when its claim is done.
+  function settled(): void {
     if (--inFlight === 0 && drained !== undefined) drained();
-  };
+  }
 
   return {
     submit(raw, o = {}) {
       if (closed) return Promise.reject(new RouterClosedError());
       inFlight++;
-      let p: Promise<Outcome>;
       try {
-        p = submit(raw, o);
+        return submit(raw, o);
       } catch (e) {
+        // Only a synchronous throw before a claim path began (parsing never throws).
         settled();
         return Promise.reject(e);
       }
-      p.then(settled, settled);
-      return p;
     },
     async close() {
       closed = true;

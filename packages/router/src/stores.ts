@@ -35,8 +35,30 @@ export interface MemoryLedgerOptions {
   readonly maxFinished?: number;
 }
 
+// A claim in flight that nobody has joined yet: one shared marker, no allocation.
+const OWNED = Object.freeze({ joined: false as const });
+const OWNER: LedgerEntry = Object.freeze({ kind: 'owner' });
+
+/** A claim in flight that another submission joined. */
+class Joined {
+  readonly joined = true;
+  readonly promise: Promise<Outcome>;
+  resolve!: (o: Outcome) => void;
+  constructor() {
+    this.promise = new Promise<Outcome>((r) => {
+      this.resolve = r;
+    });
+  }
+}
+
 export class MemoryLedger implements Ledger {
-  readonly #done = new Map<string, Outcome>();
+  // One map, one lookup per step: a claim key maps to its finished outcome, or to a marker
+  // while it is in flight.
+  readonly #claims = new Map<string, Outcome | typeof OWNED | Joined>();
+  // Finished keys in the order they finished, kept only when the ledger is bounded.
+  readonly #order: string[] | undefined;
+  #orderHead = 0;
+  #done = 0;
   readonly #maxFinished: number;
 
   constructor(options: MemoryLedgerOptions = {}) {
@@ -45,39 +67,58 @@ export class MemoryLedger implements Ledger {
       throw new RouterConfigError('maxFinished', 'must be a whole number >= 1');
     }
     this.#maxFinished = max;
+    this.#order = max === Number.POSITIVE_INFINITY ? undefined : [];
   }
-  // A claim in flight; the promise is made only when a second submission joins it.
-  readonly #inFlight = new Map<string, { promise?: Promise<Outcome>; resolve?: (o: Outcome) => void }>();
 
   begin(key: string): LedgerEntry {
-    const done = this.#done.get(key);
-    if (done !== undefined) return { kind: 'done', outcome: done };
-    const running = this.#inFlight.get(key);
-    if (running !== undefined) {
-      running.promise ??= new Promise<Outcome>((r) => {
-        running.resolve = r;
-      });
-      return { kind: 'in-flight', wait: running.promise };
+    const v = this.#claims.get(key);
+    if (v === undefined) {
+      this.#claims.set(key, OWNED);
+      return OWNER;
     }
-    this.#inFlight.set(key, {});
-    return { kind: 'owner' };
+    if (v === OWNED) {
+      const j = new Joined();
+      this.#claims.set(key, j);
+      return { kind: 'in-flight', wait: j.promise };
+    }
+    if (v instanceof Joined) return { kind: 'in-flight', wait: v.promise };
+    return { kind: 'done', outcome: v as Outcome };
   }
 
   finish(key: string, outcome: Outcome): void {
+    const v = this.#claims.get(key);
     // Outcomes that a later submission should retry are not final: dead letters and invalid.
     if (outcome.kind !== 'dead-lettered' && outcome.kind !== 'invalid') {
-      this.#done.set(key, outcome);
-      // A Map iterates in insertion order: the first key is the oldest.
-      if (this.#done.size > this.#maxFinished) this.#done.delete(this.#done.keys().next().value!);
+      const fresh = v === undefined || v === OWNED || v instanceof Joined;
+      this.#claims.set(key, outcome);
+      if (fresh) this.#finished(key);
+    } else if (v === OWNED || v instanceof Joined) this.#claims.delete(key);
+    if (v instanceof Joined) v.resolve(outcome);
+  }
+
+  #finished(key: string): void {
+    this.#done++;
+    const order = this.#order;
+    if (order === undefined) return;
+    order.push(key);
+    // Forget the oldest finished claims past the bound (a Map would keep them forever).
+    while (this.#done > this.#maxFinished && this.#orderHead < order.length) {
+      const oldest = order[this.#orderHead++]!;
+      const v = this.#claims.get(oldest);
+      if (v !== undefined && v !== OWNED && !(v instanceof Joined)) {
+        this.#claims.delete(oldest);
+        this.#done--;
+      }
     }
-    const running = this.#inFlight.get(key);
-    this.#inFlight.delete(key);
-    running?.resolve?.(outcome);
+    if (this.#orderHead > 1024 && this.#orderHead * 2 > order.length) {
+      order.splice(0, this.#orderHead);
+      this.#orderHead = 0;
+    }
   }
 
   /** Finished claims held. */
   get size(): number {
-    return this.#done.size;
+    return this.#done;
   }
 }
 
