@@ -8,6 +8,7 @@ export {
 } from './audit.js';
 export {
   type CanonicalClaim,
+  decimalFixed,
   logSafe,
   type ParseResult,
   parseClaim,

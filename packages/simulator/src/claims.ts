@@ -1,4 +1,4 @@
-import { type Random, weighted } from './random.js';
+import type { Random } from './random.js';
 import type { Scenario } from './scenario.js';
 
 const FIRST = [
@@ -53,22 +53,11 @@ export function makeClaim(
     const of = earlier[Math.floor(random() * earlier.length)]!;
     return { ...of, index, resubmitOf: of.resubmitOf ?? of.index };
   }
-  const payer =
-    t.payers[
-      pickIndex(
-        random,
-        t.payers.map((p) => p.weight),
-      )
-    ]!;
-  const product =
-    t.products[
-      pickIndex(
-        random,
-        t.products.map((p) => p.weight),
-      )
-    ]!;
-  const lane = weighted(random, t.lanes);
-  const segment = weighted(random, t.segments);
+  const m = mixOf(t);
+  const payer = t.payers[pickIndex(random, m.payers)]!;
+  const product = t.products[pickIndex(random, m.products)]!;
+  const lane = m.lanes[pickIndex(random, m.laneWeights)]!;
+  const segment = m.segments[pickIndex(random, m.segmentWeights)]!;
   const cardholder = `ZX${String(Math.floor(random() * 1e7)).padStart(7, '0')}${index.toString(36).toUpperCase()}`;
   const first = FIRST[Math.floor(random() * FIRST.length)]!;
   const last = LAST[Math.floor(random() * LAST.length)]!;
@@ -94,7 +83,35 @@ export function makeClaim(
     '409-D9': `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`,
   };
   // Names are common words; the cardholder ID and the date of birth are the values to find.
-  return { index, lane, segment, raw, phi: [cardholder, `${first} ${last}`, dob] };
+  return { index, lane, segment, raw, phi: [cardholder, first, last, dob] };
+}
+
+/** The traffic's weights as arrays, made once per scenario (the same picks `weighted` makes). */
+interface Mix {
+  readonly payers: readonly number[];
+  readonly products: readonly number[];
+  readonly lanes: ReadonlyArray<'pos' | 'batch'>;
+  readonly laneWeights: readonly number[];
+  readonly segments: readonly string[];
+  readonly segmentWeights: readonly number[];
+}
+const mixes = new WeakMap<Scenario['traffic'], Mix>();
+function mixOf(t: Scenario['traffic']): Mix {
+  let m = mixes.get(t);
+  if (m === undefined) {
+    const lanes = Object.entries(t.lanes) as Array<['pos' | 'batch', number]>;
+    const segments = Object.entries(t.segments);
+    m = {
+      payers: t.payers.map((p) => p.weight),
+      products: t.products.map((p) => p.weight),
+      lanes: lanes.map(([k]) => k),
+      laneWeights: lanes.map(([, w]) => w),
+      segments: segments.map(([k]) => k),
+      segmentWeights: segments.map(([, w]) => w),
+    };
+    mixes.set(t, m);
+  }
+  return m;
 }
 
 function pickIndex(random: Random, weights: readonly number[]): number {

@@ -1,4 +1,5 @@
 import type { Clock } from '@rxgate/ratelimit';
+import { decimalFixed } from '@rxgate/router';
 import { Decimal } from 'decimal.js';
 import { logNormal, type Random, stream } from './random.js';
 import type { FaultKind, Scenario } from './scenario.js';
@@ -51,7 +52,8 @@ export class VendorModel {
   readonly #start: number;
   readonly #random: Random;
   readonly #quota = new Map<NodeName, Quota>();
-  readonly #stores = new Map<string, Map<string, { status: number; body: string }>>();
+  // Stored answers by idempotency key: only adjudications (200s) are stored.
+  readonly #stores = new Map<string, Map<string, string>>();
   readonly #tokens = new Map<string, number>();
   // Fault windows by kind: most requests meet no fault, and find that out in one lookup.
   readonly #byKind = new Map<FaultKind, number[]>();
@@ -165,12 +167,12 @@ export class VendorModel {
     const store = this.#storeOf(node);
     const stored = store.get(key);
     if (stored !== undefined) {
-      this.#count(`${stored.status}`);
+      this.#count('200');
       return {
         kind: 'respond',
-        status: stored.status,
+        status: 200,
         headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true', ...quotaHeaders },
-        body: stored.body,
+        body: stored,
         delayMs,
       };
     }
@@ -196,7 +198,7 @@ export class VendorModel {
       return json(404, { error: 'unknown_product', field: '407-D7' }, quotaHeaders);
 
     const answer = this.#adjudicate(claim, productId);
-    store.set(key, { status: 200, body: answer });
+    store.set(key, answer);
     if (answer.includes('"112-AN":"P"')) {
       const dot = key.indexOf('.');
       const identity = dot < 0 ? key : key.slice(0, dot);
@@ -229,9 +231,9 @@ export class VendorModel {
     const copay = Decimal.min(cost, COPAYS[Math.floor(this.#random() * COPAYS.length)]!);
     return JSON.stringify({
       '112-AN': 'P',
-      '505-F5': copay.toFixed(2),
-      '506-F6': cost.toFixed(2),
-      '509-F9': cost.minus(copay).toFixed(2),
+      '505-F5': decimalFixed(copay, 2),
+      '506-F6': decimalFixed(cost, 2),
+      '509-F9': decimalFixed(cost.minus(copay), 2),
       '503-F3': `A${Math.floor(this.#random() * 1e9)
         .toString(36)
         .toUpperCase()}`,
@@ -276,7 +278,7 @@ export class VendorModel {
     return at;
   }
 
-  #storeOf(node: NodeName): Map<string, { status: number; body: string }> {
+  #storeOf(node: NodeName): Map<string, string> {
     const name = this.#s.nodes.sharedIdempotency ? '*' : node;
     let s = this.#stores.get(name);
     if (s === undefined) {
