@@ -1,6 +1,7 @@
 import type { Clock } from '@rxgate/ratelimit';
+import { Decimal } from 'decimal.js';
 import { RouterConfigError } from './errors.js';
-import type { Outcome } from './outcome.js';
+import type { Outcome, PaidAmounts } from './outcome.js';
 
 /** What the ledger says of a claim key when a submission begins. */
 export type LedgerEntry =
@@ -51,10 +52,46 @@ class Joined {
   }
 }
 
+/**
+ * A finished outcome as the ledger keeps it: amounts as decimal strings. Half a million
+ * outcomes held as `Decimal`s (an object and a digit array each) cost the garbage collector
+ * more than anything else a simulated day keeps; strings it copies and never traces.
+ */
+class Stored {
+  readonly #outcome: Outcome;
+  readonly #amounts: Readonly<Record<string, string>> | undefined;
+  constructor(o: Outcome) {
+    if ('amounts' in o) {
+      const a = o.amounts;
+      const text: Record<string, string> = {};
+      if (a.patientPay !== undefined) text.patientPay = a.patientPay.toString();
+      if (a.ingredientCostPaid !== undefined) text.ingredientCostPaid = a.ingredientCostPaid.toString();
+      if (a.totalPaid !== undefined) text.totalPaid = a.totalPaid.toString();
+      this.#outcome = { ...o, amounts: {} };
+      this.#amounts = text;
+    } else {
+      this.#outcome = o;
+      this.#amounts = undefined;
+    }
+  }
+
+  /** The outcome, amounts as `Decimal` again (equal to the one stored, not the same object). */
+  outcome(): Outcome {
+    const text = this.#amounts;
+    if (text === undefined) return this.#outcome;
+    const amounts: { -readonly [K in keyof PaidAmounts]: PaidAmounts[K] } = {};
+    if (text.patientPay !== undefined) amounts.patientPay = new Decimal(text.patientPay);
+    if (text.ingredientCostPaid !== undefined)
+      amounts.ingredientCostPaid = new Decimal(text.ingredientCostPaid);
+    if (text.totalPaid !== undefined) amounts.totalPaid = new Decimal(text.totalPaid);
+    return { ...this.#outcome, amounts } as Outcome;
+  }
+}
+
 export class MemoryLedger implements Ledger {
   // One map, one lookup per step: a claim key maps to its finished outcome, or to a marker
   // while it is in flight.
-  readonly #claims = new Map<string, Outcome | typeof OWNED | Joined>();
+  readonly #claims = new Map<string, Stored | typeof OWNED | Joined>();
   // Finished keys in the order they finished, kept only when the ledger is bounded.
   readonly #order: string[] | undefined;
   #orderHead = 0;
@@ -82,7 +119,7 @@ export class MemoryLedger implements Ledger {
       return { kind: 'in-flight', wait: j.promise };
     }
     if (v instanceof Joined) return { kind: 'in-flight', wait: v.promise };
-    return { kind: 'done', outcome: v as Outcome };
+    return { kind: 'done', outcome: (v as Stored).outcome() };
   }
 
   finish(key: string, outcome: Outcome): void {
@@ -90,7 +127,7 @@ export class MemoryLedger implements Ledger {
     // Outcomes that a later submission should retry are not final: dead letters and invalid.
     if (outcome.kind !== 'dead-lettered' && outcome.kind !== 'invalid') {
       const fresh = v === undefined || v === OWNED || v instanceof Joined;
-      this.#claims.set(key, outcome);
+      this.#claims.set(key, new Stored(outcome));
       if (fresh) this.#finished(key);
     } else if (v === OWNED || v instanceof Joined) this.#claims.delete(key);
     if (v instanceof Joined) v.resolve(outcome);
@@ -105,7 +142,7 @@ export class MemoryLedger implements Ledger {
     while (this.#done > this.#maxFinished && this.#orderHead < order.length) {
       const oldest = order[this.#orderHead++]!;
       const v = this.#claims.get(oldest);
-      if (v !== undefined && v !== OWNED && !(v instanceof Joined)) {
+      if (v instanceof Stored) {
         this.#claims.delete(oldest);
         this.#done--;
       }
