@@ -66,9 +66,12 @@ const NOT_SENT = new Set([
 /** The default transport: an undici `Pool` per node, keep-alive, split connect and read timeouts. */
 export function undiciTransport(options: UndiciTransportOptions = {}): Transport {
   const pools = new Map<string, Pool>();
+  // By node URL: parsing a URL per request costs more than the rest of this function.
+  const targets = new Map<string, { pool: Pool; base: string }>();
   const poolFor = (node: NodeAddress): { pool: Pool; base: string } => {
+    let target = targets.get(node.url);
+    if (target !== undefined) return target;
     const url = new URL(node.url);
-    const base = url.pathname.replace(/\/$/, '');
     let pool = pools.get(url.origin);
     if (pool === undefined) {
       pool = new Pool(url.origin, {
@@ -80,7 +83,9 @@ export function undiciTransport(options: UndiciTransportOptions = {}): Transport
       });
       pools.set(url.origin, pool);
     }
-    return { pool, base };
+    target = { pool, base: url.pathname.replace(/\/$/, '') };
+    targets.set(node.url, target);
+    return target;
   };
   return {
     async send(node, request, signal) {
@@ -107,6 +112,7 @@ export function undiciTransport(options: UndiciTransportOptions = {}): Transport
     async close() {
       await Promise.all([...pools.values()].map((p) => p.close()));
       pools.clear();
+      targets.clear();
     },
   };
 }
