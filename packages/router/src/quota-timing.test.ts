@@ -64,7 +64,7 @@ describe('quota signals', () => {
       transport: functionTransport((_n, _r) =>
         delay === 0
           ? paid('0.100')
-          : new Promise<WireResponse>((resolve) => clock.setTimer(delay, () => resolve(paid('0.100'))))
+          : new Promise<WireResponse>((resolve) => clock.setTimer(delay, () => resolve(paid('0.100')))),
       ),
     });
     const first = router.submit(rawClaim({ '402-D2': '1' }));
@@ -100,7 +100,9 @@ describe('the synchronous in-process path', () => {
       transport: functionTransport(() => paid('1')),
       audit,
     });
-    const outcomes = await Promise.all([1, 2, 3].map((i) => router.submit(rawClaim({ '402-D2': String(i) }))));
+    const outcomes = await Promise.all(
+      [1, 2, 3].map((i) => router.submit(rawClaim({ '402-D2': String(i) }))),
+    );
     assert.deepEqual(
       outcomes.map((o) => o.kind),
       ['paid', 'paid', 'paid'],
