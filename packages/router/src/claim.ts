@@ -159,18 +159,41 @@ export function toWire(claim: CanonicalClaim, productId = claim.productId): Reco
  * directly (the router sends one per attempt; this costs a third of the object and stringify).
  */
 export function wireBody(claim: CanonicalClaim, productId = claim.productId): string {
-  let s = `{"103-A3":${q(claim.transactionCode)},"101-A1":${q(claim.bin)},"104-A4":${q(claim.pcn)},"302-C2":${q(
-    claim.cardholderId.reveal(),
-  )},"201-B1":${q(claim.serviceProviderId)},"402-D2":${q(claim.prescriptionNumber)},"403-D3":${n(
-    claim.fillNumber,
-  )},"407-D7":${q(productId)},"442-E7":"${decimalFixed(claim.quantityDispensed, 3)}","405-D5":${n(
-    claim.daysSupply,
-  )},"401-D1":${q(claim.dateOfService)},"409-D9":"${decimalFixed(claim.ingredientCostSubmitted, 2)}"`;
-  if (claim.groupId !== undefined) s += `,"301-C1":${q(claim.groupId)}`;
-  if (claim.patientFirstName !== undefined) s += `,"310-CA":${q(claim.patientFirstName.reveal())}`;
-  if (claim.patientLastName !== undefined) s += `,"311-CB":${q(claim.patientLastName.reveal())}`;
-  if (claim.dateOfBirth !== undefined) s += `,"304-C4":${q(claim.dateOfBirth.reveal())}`;
-  return `${s}}`;
+  // Joined, not concatenated: a template literal leaves a tree of string pieces that every
+  // reader of the body walks again (the simulator's vendor scanned it 2.5 times slower).
+  const parts = [
+    '{"103-A3":',
+    q(claim.transactionCode),
+    ',"101-A1":',
+    q(claim.bin),
+    ',"104-A4":',
+    q(claim.pcn),
+    ',"302-C2":',
+    q(claim.cardholderId.reveal()),
+    ',"201-B1":',
+    q(claim.serviceProviderId),
+    ',"402-D2":',
+    q(claim.prescriptionNumber),
+    ',"403-D3":',
+    n(claim.fillNumber),
+    ',"407-D7":',
+    q(productId),
+    ',"442-E7":"',
+    decimalFixed(claim.quantityDispensed, 3),
+    '","405-D5":',
+    n(claim.daysSupply),
+    ',"401-D1":',
+    q(claim.dateOfService),
+    ',"409-D9":"',
+    decimalFixed(claim.ingredientCostSubmitted, 2),
+    '"',
+  ];
+  if (claim.groupId !== undefined) parts.push(',"301-C1":', q(claim.groupId));
+  if (claim.patientFirstName !== undefined) parts.push(',"310-CA":', q(claim.patientFirstName.reveal()));
+  if (claim.patientLastName !== undefined) parts.push(',"311-CB":', q(claim.patientLastName.reveal()));
+  if (claim.dateOfBirth !== undefined) parts.push(',"304-C4":', q(claim.dateOfBirth.reveal()));
+  parts.push('}');
+  return parts.join('');
 }
 
 // Text JSON writes as is: printable ASCII but the quote and the backslash.

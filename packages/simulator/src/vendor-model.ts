@@ -1,10 +1,14 @@
 import type { Clock } from '@rxgate/ratelimit';
 import { decimalFixed } from '@rxgate/router';
 import { Decimal } from 'decimal.js';
+import { readFlatObject } from './flat-json.js';
 import { logNormal, type Random, stream } from './random.js';
 import type { FaultKind, Scenario } from './scenario.js';
 
 export type NodeName = 'primary' | 'fallback';
+
+// The claim fields the vendor reads.
+const READ_FIELDS = ['101-A1', '104-A4', '407-D7', '409-D9'];
 
 // Copays drawn one in six free, three in six $5, two in six $10.
 const COPAYS = ['0.00', '5.00', '5.00', '5.00', '10.00', '10.00'].map((c) => new Decimal(c));
@@ -62,6 +66,7 @@ export class VendorModel {
   readonly #unknownRoutes: ReadonlySet<string>;
   readonly #unknownProducts: ReadonlySet<string>;
   readonly #repairable: ReadonlySet<string>;
+  readonly #rejects: ReadonlyArray<readonly [string, number]>;
   #tokenSeq = 0;
   /** Adjudications that paid, by claim identity (the key without a repair suffix). */
   readonly payments = new Map<string, number>();
@@ -85,6 +90,7 @@ export class VendorModel {
     this.#unknownRoutes = new Set(scenario.vendor.unknownRoutes);
     this.#unknownProducts = new Set(scenario.vendor.unknownProducts);
     this.#repairable = new Set(scenario.vendor.repairable);
+    this.#rejects = Object.entries(scenario.vendor.rejects);
   }
 
   // Whether any fault window is open at t (a credential expiry's after-effect is looked up apart).
@@ -185,11 +191,16 @@ export class VendorModel {
     if (faulty && this.#fault('host-error', node, t) !== undefined)
       return json(200, { '112-AN': 'R', '511-FB': [this.#random() < 0.5 ? '92' : '95'] }, quotaHeaders);
 
-    let claim: Record<string, unknown>;
-    try {
-      claim = JSON.parse(req.body) as Record<string, unknown>;
-    } catch {
-      return json(400, { error: 'invalid', field: '(body)' }, quotaHeaders);
+    // The four fields it needs, read without building the claim; anything unusual goes to JSON.parse.
+    let claim: Readonly<Record<string, unknown>> | undefined = readFlatObject(req.body, READ_FIELDS);
+    if (claim === undefined) {
+      try {
+        claim = JSON.parse(req.body) as Record<string, unknown>;
+      } catch {
+        return json(400, { error: 'invalid', field: '(body)' }, quotaHeaders);
+      }
+      if (typeof claim !== 'object' || claim === null)
+        return json(400, { error: 'invalid', field: '(body)' }, quotaHeaders);
     }
     if (this.#unknownRoutes.size > 0 && this.#unknownRoutes.has(`${claim['101-A1']}/${claim['104-A4']}`))
       return json(404, { error: 'unknown_route', field: '104-A4' }, quotaHeaders);
@@ -217,12 +228,11 @@ export class VendorModel {
     };
   }
 
-  #adjudicate(claim: Record<string, unknown>, productId: string): string {
+  #adjudicate(claim: Readonly<Record<string, unknown>>, productId: string): string {
     if (this.#repairable.has(productId)) return JSON.stringify({ '112-AN': 'R', '511-FB': ['21'] });
-    const rejects = this.#s.vendor.rejects;
     const x = this.#random();
     let acc = 0;
-    for (const [code, p] of Object.entries(rejects)) {
+    for (const [code, p] of this.#rejects) {
       acc += p;
       if (x < acc) return JSON.stringify({ '112-AN': 'R', '511-FB': [code] });
     }
