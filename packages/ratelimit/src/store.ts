@@ -59,6 +59,9 @@ const EPSILON_MS = 1e-6;
 
 interface LevelState {
   tat: number;
+  // The TAT the configured rate alone would have after the same takes: a vendor window's
+  // reset gives back what it allows and never more, so the configured bound holds across it.
+  ctat: number;
   intervalMs: number;
   ratePerSecond: number;
   pausedUntil: number;
@@ -88,6 +91,7 @@ export class MemoryStore implements RateStore {
       const wait = waitOf(s, spec.burst, cost, now);
       if (wait > 0) return wait;
       s.tat = Math.max(s.tat, now) + cost * s.intervalMs;
+      s.ctat = Math.max(s.ctat, now) + (cost * 1000) / spec.ratePerSecond;
       return 0;
     }
     let wait = 0;
@@ -96,6 +100,7 @@ export class MemoryStore implements RateStore {
     for (const spec of levels) {
       const s = this.#state(spec, now);
       s.tat = Math.max(s.tat, now) + cost * s.intervalMs;
+      s.ctat = Math.max(s.ctat, now) + (cost * 1000) / spec.ratePerSecond;
     }
     return 0;
   }
@@ -122,7 +127,12 @@ export class MemoryStore implements RateStore {
     if (adjustment.pauseUntil !== undefined && adjustment.pauseUntil > s.pausedUntil) {
       s.pausedUntil = adjustment.pauseUntil;
     }
-    if (adjustment.fill === true) s.tat = Math.min(s.tat, now);
+    if (adjustment.fill === true) {
+      // As full as the configured rate allows after the takes so far (not simply full: a take
+      // just before the reset and a full burst just after it would pass burst + rate·w).
+      const debtTokens = (Math.max(0, s.ctat - now) * level.ratePerSecond) / 1000;
+      s.tat = Math.min(s.tat, now + debtTokens * s.intervalMs);
+    }
     if (adjustment.capTokens !== undefined) {
       const cap = Math.max(0, Math.min(level.burst, adjustment.capTokens));
       s.tat = Math.max(s.tat, now + (level.burst - cap) * s.intervalMs);
@@ -158,6 +168,7 @@ export class MemoryStore implements RateStore {
     if (s === undefined) {
       s = {
         tat: now,
+        ctat: now,
         intervalMs: 1000 / spec.ratePerSecond,
         ratePerSecond: spec.ratePerSecond,
         pausedUntil: 0,

@@ -150,6 +150,23 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
     b.close();
   });
 
+  it("a vendor window's reset gives back what the configured rate allows, not a whole burst", async () => {
+    const limiter = createRedisLimiter({
+      redis: await client(),
+      name: fresh(),
+      account: { ratePerSecond: 10, burst: 5 },
+    });
+    // The whole burst in ~10 ms, then: 1 left of the vendor's window, which resets in 300 ms.
+    for (let i = 0; i < 5; i++) await limiter.acquire({ key: 'p' });
+    await limiter.observe({ remaining: 1, resetSeconds: 0.3, limit: 10 });
+    await new Promise((r) => setTimeout(r, 350));
+    // The configured bucket (10/s, burst 5) holds ~3.5 tokens 350 ms after spending 5; the
+    // reset must not give back more (it used to give back all 5).
+    const { tokens } = await limiter.snapshot();
+    assert.ok(tokens > 2.5 && tokens < 4.6, `tokens after the reset: ${tokens}`);
+    limiter.close();
+  });
+
   it('reloads its script after SCRIPT FLUSH (NOSCRIPT)', async () => {
     const r = await client();
     const limiter = createRedisLimiter({

@@ -3,7 +3,7 @@
 //   tat   theoretical arrival time (ms, Redis clock)      iv    interval in force (ms per token)
 //   pause paused until (ms)                               qend  end of the vendor's quota window
 //   qiv   interval the quota window asks for              thr   time of the last bare throttle
-//   wmax  rate before that throttle (per second)
+//   wmax  rate before that throttle (per second)          ctat  the TAT of the configured rate alone
 // Every write refreshes the key's TTL, so no key outlives its use.
 
 /** Shared prelude: the time, and the interval in force on a level now (quota window, CUBIC recovery). */
@@ -13,16 +13,18 @@ local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local function num(x, d) local v = tonumber(x) if v == nil then return d end return v end
 -- The interval in force: configured, or slower while a quota window or a recovery says so.
 local function effective(key, civ, miniv, beta, scale)
-  local st = redis.call('HMGET', key, 'tat', 'iv', 'pause', 'qend', 'qiv', 'thr', 'wmax')
+  local st = redis.call('HMGET', key, 'tat', 'iv', 'pause', 'qend', 'qiv', 'thr', 'wmax', 'ctat')
   local tat = num(st[1], now)
   local iv = num(st[2], civ)
   local want = civ
   local qend = num(st[4], 0)
   if qend > now then want = math.max(want, num(st[5], civ))
   elseif qend > 0 then
-    -- The vendor's window reset at qend: its quota is back, and so is our burst.
+    -- The vendor's window reset at qend: its quota is back, and so is our burst, as far as
+    -- the configured rate allows after the takes so far (ctat), never beyond it.
     redis.call('HDEL', key, 'qend', 'qiv')
-    if tat > qend then tat = qend redis.call('HSET', key, 'tat', tostring(tat)) end
+    local full = qend + math.max(0, num(st[8], 0) - qend) / civ * iv
+    if tat > full then tat = full redis.call('HSET', key, 'tat', tostring(tat)) end
   end
   local thr = num(st[6], 0)
   if thr > 0 then
@@ -39,7 +41,7 @@ local function effective(key, civ, miniv, beta, scale)
     iv = want
     redis.call('HSET', key, 'tat', tostring(tat), 'iv', tostring(iv))
   end
-  return tat, iv, num(st[3], 0)
+  return tat, iv, num(st[3], 0), num(st[8], now)
 end
 `;
 
@@ -51,11 +53,13 @@ export const TAKE = `${PRELUDE}
 local cost = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[2])
 local wait = 0
-local tats, ivs = {}, {}
+local tats, ivs, ctats, civs = {}, {}, {}, {}
 for i = 1, #KEYS do
   local b = 2 + (i - 1) * 5
   local civ, burst, miniv, beta, scale = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4]), tonumber(ARGV[b + 5])
-  local tat, iv, pause = effective(KEYS[i], civ, miniv, beta, scale)
+  local tat, iv, pause, ctat = effective(KEYS[i], civ, miniv, beta, scale)
+  ctats[i] = ctat
+  civs[i] = civ
   if tat < now then tat = now end
   local w = tat + cost * iv - burst * iv - now
   if pause - now > w then w = pause - now end
@@ -66,7 +70,8 @@ end
 if wait > 0.000001 then return {0, tostring(wait)} end
 for i = 1, #KEYS do
   local nt = tats[i] + cost * ivs[i]
-  redis.call('HSET', KEYS[i], 'tat', tostring(nt))
+  local nct = math.max(ctats[i], now) + cost * civs[i]
+  redis.call('HSET', KEYS[i], 'tat', tostring(nt), 'ctat', tostring(nct))
   redis.call('PEXPIRE', KEYS[i], math.ceil(nt - now + ttl))
 end
 return {1, '0'}
