@@ -230,6 +230,11 @@ export function createRouter(options: RouterOptions): Router {
   const negativeCache = options.negativeCache ?? new MemoryNegativeCache(clock);
   const negativeTtl = options.negativeCacheTtlMs ?? 600_000;
   const lanes = options.lanes ?? DEFAULT_LANES;
+  for (const lane of ['pos', 'batch'] as const) {
+    const d = lanes[lane]?.default;
+    if (typeof d !== 'number' || !(d > 0))
+      throw new RouterConfigError(`lanes.${lane}.default`, 'must be a positive number of milliseconds');
+  }
   const parity = options.parity ?? (() => true);
   const shared = options.sharedIdempotency === true;
   const retry = {
@@ -802,8 +807,17 @@ export function createRouter(options: RouterOptions): Router {
         settled();
         return entry.outcome;
       }
-      if (entry.kind === 'owner')
-        return own(claimRun(claim, claimKey, correlationId, lane, segment, start, o), o.signal);
+      if (entry.kind === 'owner') {
+        let r: ClaimRun;
+        try {
+          r = claimRun(claim, claimKey, correlationId, lane, segment, start, o);
+        } catch (e) {
+          // A lane missing from `lanes`: the claim is done with, and counted out.
+          settled();
+          throw e;
+        }
+        return own(r, o.signal);
+      }
       const joined = await entry.wait.catch(() => undefined);
       if (joined !== undefined) {
         settled();
