@@ -59,6 +59,11 @@ export class JsonlAuditLog implements AuditLog {
     this.#pending.push(`${JSON.stringify(record)}\n`);
     // Buffered until the next outcome: the caller has nothing to wait for.
     if (record.type !== 'outcome') return;
+    return this.#flush();
+  }
+
+  /** Appends what is buffered and fsyncs it, after every earlier write. */
+  #flush(): Promise<void> {
     const lines = this.#pending.join('');
     this.#pending = [];
     this.#handle ??= open(this.#path, 'a');
@@ -72,17 +77,7 @@ export class JsonlAuditLog implements AuditLog {
   }
 
   async close(): Promise<void> {
-    if (this.#pending.length > 0) {
-      this.#handle ??= open(this.#path, 'a');
-      const lines = this.#pending.join('');
-      this.#pending = [];
-      const handle = this.#handle;
-      this.#chain = this.#chain.then(async () => {
-        const h = await handle;
-        await h.appendFile(lines);
-        await h.sync();
-      });
-    }
+    if (this.#pending.length > 0) await this.#flush();
     await this.#chain;
     if (this.#handle) await (await this.#handle).close();
     this.#handle = undefined;

@@ -110,6 +110,13 @@ describe('the synchronous in-process path', () => {
     assert.equal(timers, 0, 'a claim that never waits arms no deadline timer');
     assert.equal(audit.records.filter((r) => r.type === 'outcome').length, 3);
     assert.equal(router.inFlight, 0);
+    // Metric handles write under the same names and labels as before.
+    const m = router.metrics.snapshot();
+    assert.equal(m.counters['rxgate_outcomes_total{kind="paid",lane="pos"}'], 3);
+    assert.equal(m.counters['rxgate_attempts_total{kind="adjudicated",node="primary"}'], 3);
+    assert.equal(m.gauges['rxgate_remaining_quota{node="primary"}'], 4);
+    assert.equal(m.histograms['rxgate_claim_latency_ms{lane="pos"}']?.count, 3);
+    assert.equal(m.histograms['rxgate_attempt_latency_ms{node="primary"}']?.count, 3);
     await router.close();
   });
 });

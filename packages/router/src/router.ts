@@ -391,27 +391,12 @@ export function createRouter(options: RouterOptions): Router {
 
     // Negative cache: a route or product the vendor does not know costs no quota.
     // The stores may answer synchronously: then nothing waits a turn for them.
-    const knownRoute = negativeCache.has(`route:${r.payer}`);
-    if (knownRoute === true || (knownRoute !== false && (await knownRoute))) {
-      await decide(r, 'negative-cache:route');
-      return finish(r, {
-        kind: 'rejected',
-        codes: ['04'],
-        group: 'repair-routing',
-        priorAuthRequired: false,
-        local: true,
-      });
-    }
-    const knownProduct = negativeCache.has(`ndc:${claim.productId}`);
-    if (knownProduct === true || (knownProduct !== false && (await knownProduct))) {
-      await decide(r, 'negative-cache:product');
-      return finish(r, {
-        kind: 'rejected',
-        codes: ['70'],
-        group: 'terminal',
-        priorAuthRequired: false,
-        local: true,
-      });
+    for (const code of NEGATIVE_CODES) {
+      const known = negativeCache.has(negativeKey(code, r.payer, claim.productId));
+      if (known === true || (known !== false && (await known))) {
+        await decide(r, `negative-cache:${NEGATIVE[code].what}`);
+        return finish(r, negativeReject(code, true));
+      }
     }
 
     let node = 0;
@@ -648,18 +633,10 @@ export function createRouter(options: RouterOptions): Router {
           continue;
         }
         case 'routing-reject': {
-          await negativeCache.add(
-            verdict.mappedRejectCode === '70' ? `ndc:${productId}` : `route:${r.payer}`,
-            negativeTtl,
-          );
-          await decide(r, `negative-cache:add-${verdict.mappedRejectCode}`);
-          return finish(r, {
-            kind: 'rejected',
-            codes: [verdict.mappedRejectCode],
-            group: verdict.mappedRejectCode === '70' ? 'terminal' : 'repair-routing',
-            priorAuthRequired: false,
-            local: false,
-          });
+          const code = verdict.mappedRejectCode;
+          await negativeCache.add(negativeKey(code, r.payer, productId), negativeTtl);
+          await decide(r, `negative-cache:add-${code}`);
+          return finish(r, negativeReject(code, false));
         }
         case 'auth-expired':
           if (token !== undefined) options.credentials?.invalidate(nodes[current]!, token);
@@ -964,6 +941,22 @@ export function createRouter(options: RouterOptions): Router {
       return inFlight;
     },
   };
+}
+
+/** What a 404 teaches, by the reject code it maps to: 04 an unknown route, 70 an unknown product. */
+const NEGATIVE = {
+  '04': { what: 'route', group: 'repair-routing' },
+  '70': { what: 'product', group: 'terminal' },
+} as const;
+const NEGATIVE_CODES = ['04', '70'] as const;
+
+/** The negative cache's key for what a 04 or a 70 names. */
+function negativeKey(code: '04' | '70', payer: string, productId: string): string {
+  return code === '70' ? `ndc:${productId}` : `route:${payer}`;
+}
+
+function negativeReject(code: '04' | '70', local: boolean): OutcomeBody {
+  return { kind: 'rejected', codes: [code], group: NEGATIVE[code].group, priorAuthRequired: false, local };
 }
 
 function amounts(a: { patientPay?: string; ingredientCostPaid?: string; totalPaid?: string }): PaidAmounts {

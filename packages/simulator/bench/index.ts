@@ -8,6 +8,7 @@ import {
   loadScenario,
   metricsOf,
   parseScenario,
+  type RunResult,
   runScenario,
 } from '../dist/index.js';
 
@@ -31,6 +32,17 @@ for (let i = 0; i < days; i++) {
 }
 console.log(`\npeak RSS of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
 
+/**
+ * Adjudications per second over the saturated seconds: from the 3rd second (the first holds the
+ * burst) to the last full second before the queue ran dry (after the traffic stops, the queue
+ * drains at the quota).
+ */
+function saturatedRate(r: RunResult): { rate: number; seconds: number } {
+  const b = r.series.buckets.filter((x) => x.t >= 2000 && x.t + r.series.bucketMs <= r.spanMs - 1000);
+  const seconds = (b.length * r.series.bucketMs) / 1000;
+  return { rate: b.reduce((a, x) => a + x.adjudicated, 0) / seconds, seconds };
+}
+
 const offered = 25;
 const quota = 10;
 const steady = await loadScenario('steady');
@@ -47,12 +59,9 @@ console.log('| --- | --- | --- | --- |');
 for (let i = 0; i < loopbackRuns; i++) {
   const seed = saturated.seed + i;
   const r = await runScenario({ ...saturated, seed }, { mode: 'loopback' });
-  // Saturated seconds: from the 3rd second (the first holds the burst) to the last full second
-  // before the queue ran dry (traffic stops at 20 s; the queue drains at the quota after it).
-  const b = r.series.buckets.filter((x) => x.t >= 2000 && x.t + r.series.bucketMs <= r.spanMs - 1000);
-  const rate = b.reduce((a, x) => a + x.adjudicated, 0) / ((b.length * r.series.bucketMs) / 1000);
+  const { rate, seconds } = saturatedRate(r);
   console.log(
-    `| ${seed} | ${rate.toFixed(2)}/s over ${b.length} s | ${((rate / quota) * 100).toFixed(1)} % | ${r.throttledAnswers} of ${r.attempts} (${((r.throttledAnswers / Math.max(1, r.attempts)) * 100).toFixed(2)} %) |`,
+    `| ${seed} | ${rate.toFixed(2)}/s over ${seconds} s | ${((rate / quota) * 100).toFixed(1)} % | ${r.throttledAnswers} of ${r.attempts} (${((r.throttledAnswers / Math.max(1, r.attempts)) * 100).toFixed(2)} %) |`,
   );
 }
 
@@ -85,8 +94,7 @@ for (const [name, q, latency, rate] of others) {
     traffic: { ...steady.traffic, durationMs: 30_000, ratePerSecond: rate, lanes: { pos: 0, batch: 1 } },
   });
   const r = await runScenario(s);
-  const b = r.series.buckets.filter((x) => x.t >= 2000 && x.t + r.series.bucketMs <= r.spanMs - 1000);
-  const got = b.reduce((a, x) => a + x.adjudicated, 0) / ((b.length * r.series.bucketMs) / 1000);
+  const got = saturatedRate(r).rate;
   console.log(
     `| ${name} | ${rate}/s | ${((got / quota) * 100).toFixed(1)} % | ${r.throttledAnswers} of ${r.attempts} |`,
   );

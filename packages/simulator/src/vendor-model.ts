@@ -7,6 +7,8 @@ import type { FaultKind, Scenario } from './scenario.js';
 
 export type NodeName = 'primary' | 'fallback';
 
+const NONE_OPEN: readonly number[] = [];
+
 // The claim fields the vendor reads.
 const READ_FIELDS = ['101-A1', '104-A4', '407-D7', '409-D9'];
 
@@ -93,10 +95,17 @@ export class VendorModel {
     this.#rejects = Object.entries(scenario.vendor.rejects);
   }
 
-  // Whether any fault window is open at t (a credential expiry's after-effect is looked up apart).
-  #anyFaultAt(t: number): boolean {
-    for (const [from, to] of this.#windows) if (t >= from && t < to) return true;
-    return false;
+  // The fault windows open at t, in schedule order: none for most requests, which then look
+  // up no fault at all (a credential expiry's after-effect is looked up apart).
+  #openAt(t: number): readonly number[] {
+    let open: number[] | undefined;
+    for (let i = 0; i < this.#windows.length; i++) {
+      const [from, to] = this.#windows[i]!;
+      if (t < from || t >= to) continue;
+      if (open === undefined) open = [i];
+      else open.push(i);
+    }
+    return open ?? NONE_OPEN;
   }
 
   /** Requests the node would still take now. */
@@ -115,13 +124,13 @@ export class VendorModel {
     const now = this.#clock.now();
     const t = now - this.#start;
     const v = this.#s.vendor;
-    const faulty = this.#anyFaultAt(t);
-    const spike = faulty && this.#fault('latency-spike', node, t) !== undefined ? 5 : 1;
+    const open = this.#openAt(t);
+    const spike = this.#fault('latency-spike', node, open) !== undefined ? 5 : 1;
     const delayMs = logNormal(this.#random, v.latency.medianMs, v.latency.p99Ms) * spike;
     const json = (status: number, body: unknown, headers: Record<string, string> = {}): VendorAction =>
       this.#json(status, body, headers, delayMs);
 
-    if (faulty && this.#fault('outage', node, t) !== undefined)
+    if (this.#fault('outage', node, open) !== undefined)
       return this.#net('refused', { kind: 'refuse', delayMs: Math.min(delayMs, 5) });
 
     if (req.path.endsWith('/oauth/token')) {
@@ -137,7 +146,7 @@ export class VendorModel {
     }
     if (!req.path.endsWith('/adjudicate')) return json(404, { error: 'not_found' });
 
-    const maintenance = faulty ? this.#fault('503-maintenance', node, t) : undefined;
+    const maintenance = this.#fault('503-maintenance', node, open);
     if (maintenance !== undefined) {
       const endsIn = this.#s.faults[maintenance]!.endMs - t;
       return json(
@@ -157,7 +166,7 @@ export class VendorModel {
 
     // The quota: a storm shrinks it; 503-throttle answers the excess with a 503.
     const quota = this.#quota.get(node)!;
-    const storm = faulty && this.#fault('429-storm', node, t) !== undefined ? 0.25 : 1;
+    const storm = this.#fault('429-storm', node, open) !== undefined ? 0.25 : 1;
     if (!quota.take(now, storm)) {
       const wait = quota.retryAfterMs(now);
       const retryAfter =
@@ -165,7 +174,7 @@ export class VendorModel {
           ? new Date(now + wait + 999).toUTCString()
           : String(Math.max(1, Math.ceil(wait / 1000)));
       const headers = { ...quota.headers(now), 'retry-after': retryAfter, date: new Date(now).toUTCString() };
-      return json(faulty && this.#fault('503-throttle', node, t) !== undefined ? 503 : 429, {}, headers);
+      return json(this.#fault('503-throttle', node, open) !== undefined ? 503 : 429, {}, headers);
     }
     const quotaHeaders = quota.headers(now);
 
@@ -183,12 +192,11 @@ export class VendorModel {
       };
     }
 
-    if (faulty && this.#fault('timeout', node, t) !== undefined) return this.#net('hang', { kind: 'hang' });
-    if (faulty && this.#fault('reset', node, t) !== undefined)
-      return this.#net('reset', { kind: 'reset', delayMs });
-    if (faulty && this.#fault('server-error', node, t) !== undefined)
+    if (this.#fault('timeout', node, open) !== undefined) return this.#net('hang', { kind: 'hang' });
+    if (this.#fault('reset', node, open) !== undefined) return this.#net('reset', { kind: 'reset', delayMs });
+    if (this.#fault('server-error', node, open) !== undefined)
       return json([500, 502, 504][Math.floor(this.#random() * 3)]!, { error: 'server' }, quotaHeaders);
-    if (faulty && this.#fault('host-error', node, t) !== undefined)
+    if (this.#fault('host-error', node, open) !== undefined)
       return json(200, { '112-AN': 'R', '511-FB': [this.#random() < 0.5 ? '92' : '95'] }, quotaHeaders);
 
     // The four fields it needs, read without building the claim; anything unusual goes to JSON.parse.
@@ -216,7 +224,7 @@ export class VendorModel {
       this.payments.set(identity, (this.payments.get(identity) ?? 0) + 1);
     }
     // It paid; now it may lose the answer.
-    if (faulty && this.#fault('ambiguous-commit', node, t) !== undefined)
+    if (this.#fault('ambiguous-commit', node, open) !== undefined)
       return this.#net('reset', this.#random() < 0.5 ? { kind: 'reset', delayMs } : { kind: 'hang' });
     this.#count('200');
     return {
@@ -261,13 +269,12 @@ export class VendorModel {
     };
   }
 
-  #fault(kind: FaultKind, node: NodeName, t: number): number | undefined {
+  /** The first open window of `kind` on `node` that fires (drawing on its probability), if any. */
+  #fault(kind: FaultKind, node: NodeName, open: readonly number[]): number | undefined {
     const faults = this.#s.faults;
-    const indices = this.#byKind.get(kind);
-    if (indices === undefined) return undefined;
-    for (const i of indices) {
+    for (const i of open) {
       const f = faults[i]!;
-      if (t < f.startMs || t >= f.endMs || (f.node !== 'all' && f.node !== node)) continue;
+      if (f.kind !== kind || (f.node !== 'all' && f.node !== node)) continue;
       if (f.probability < 1 && this.#random() >= f.probability) continue;
       this.faultsFired[i]!++;
       return i;
