@@ -1,8 +1,9 @@
 import { type Catalogue, defaultCatalogue, type RejectCodeInfo } from './catalogue.js';
+import { commitEvidence, type Draft } from './commit.js';
 import { type HeaderInput, headerReader } from './headers.js';
 import { type QuotaSignal, readQuota } from './quota.js';
 import type { RejectGroup } from './reject-codes.js';
-import type { Amounts, Verdict } from './verdict.js';
+import type { Amounts, CommitEvidence, Verdict } from './verdict.js';
 
 /** An HTTP answer: status, headers, and the body (parsed JSON, or its text). */
 export interface ResponseInput {
@@ -51,15 +52,21 @@ function isDecimal(v: string): boolean {
  * it never throws and never does I/O, and the same input always gives the same verdict.
  */
 export function classify(input: ResponseInput | ErrorInput, options: ClassifyOptions = {}): Verdict {
+  let draft: Draft;
   try {
-    if (input !== null && typeof input === 'object' && 'phase' in input) return classifyError(input);
-    return classifyResponse(input as ResponseInput, options);
+    draft =
+      input !== null && typeof input === 'object' && 'phase' in input
+        ? classifyError(input)
+        : classifyResponse(input as ResponseInput, options);
   } catch {
-    return { kind: 'unknown', breaker: 'success', reason: 'unclassifiable-input' };
+    draft = { kind: 'unknown', breaker: 'success', reason: 'unclassifiable-input' };
   }
+  // Every draft is a fresh object: stamped in place, not copied.
+  (draft as { commit?: CommitEvidence }).commit = commitEvidence(draft);
+  return draft as Verdict;
 }
 
-function classifyError(input: ErrorInput): Verdict {
+function classifyError(input: ErrorInput): Draft {
   const code = errorCode(input.error);
   if (input.phase === 'sent') {
     return {
@@ -78,7 +85,7 @@ function classifyError(input: ErrorInput): Verdict {
   };
 }
 
-function classifyResponse(input: ResponseInput, options: ClassifyOptions): Verdict {
+function classifyResponse(input: ResponseInput, options: ClassifyOptions): Draft {
   const status = input.status;
   const now = options.now ?? Date.now();
   const h = headerReader(input.headers);
@@ -163,7 +170,7 @@ function classify200(
   status: number,
   quota: QuotaSignal | undefined,
   options: ClassifyOptions,
-): Verdict {
+): Draft {
   const body = asObject(rawBody);
   if (body === undefined)
     return withQuota({ kind: 'unknown', breaker: 'success', reason: 'malformed-body', status }, quota);
@@ -264,7 +271,7 @@ function byCodes(
   coded: CodedFields,
   status: number,
   options: ClassifyOptions,
-): Verdict {
+): Draft {
   // One pass over the codes, then decisions by precedence.
   const groups = new Set<RejectGroup>();
   let clinical = false;
@@ -338,7 +345,7 @@ function byCodes(
   };
 }
 
-function throttled(status: number, quota: QuotaSignal | undefined, reason: string): Verdict {
+function throttled(status: number, quota: QuotaSignal | undefined, reason: string): Draft {
   // Built field by field: object spread is the slow part of a 429 on the hot path.
   const signal: { -readonly [K in keyof QuotaSignal]: QuotaSignal[K] } = {};
   if (quota?.limit !== undefined) signal.limit = quota.limit;
@@ -367,7 +374,7 @@ function retry(quota: QuotaSignal | undefined): { retryAfterMs?: number } {
 // object. Every verdict but a throttle gets it: a Retry-After on anything else (a maintenance
 // 503, a 5xx) speaks of the node, not the quota, so it stays the verdict's `retryAfterMs` and
 // is left out of the signal a limiter would pause on.
-function withQuota<V extends Verdict>(v: V, quota: QuotaSignal | undefined): V {
+function withQuota<V extends Draft>(v: V, quota: QuotaSignal | undefined): V {
   if (quota === undefined || v.quota !== undefined) return v;
   let signal = quota;
   if (quota.retryAfterMs !== undefined) {

@@ -4,6 +4,17 @@ import type { QuotaSignal } from './quota.js';
 /** What the breaker should record for this answer. */
 export type BreakerOutcome = 'success' | 'failure' | 'ignore';
 
+/**
+ * What the answer proves about whether the vendor may have committed the claim:
+ * - `definitive`: the processor itself answered it (paid, rejected, duplicate): its answer is final;
+ * - `not-processed`: nothing was committed (the request never left, or the vendor refused it
+ *   before processing: 429, 503, 401, 404, 400), so the claim may go elsewhere;
+ * - `maybe`: it may have been committed and the answer says nothing of it (a timeout or reset
+ *   after the request left, 408/500/502/504 from a gateway, host errors 90–99, a 200 we cannot
+ *   read): the claim may go only back to that node, under the same key, until it answers.
+ */
+export type CommitEvidence = 'definitive' | 'not-processed' | 'maybe';
+
 export type VerdictKind =
   | 'adjudicated'
   | 'terminal-reject'
@@ -41,6 +52,8 @@ interface Base<K extends VerdictKind> {
   readonly quota?: QuotaSignal;
   /** When the answer says to come back, in milliseconds. */
   readonly retryAfterMs?: number;
+  /** What the answer proves about a commit on the vendor's side (see {@link CommitEvidence}). */
+  readonly commit: CommitEvidence;
 }
 
 interface Coded {
