@@ -5,8 +5,7 @@ import { createBreakers } from '@rxgate/breaker';
 import { createLimiter } from '@rxgate/ratelimit';
 import { fmt, table } from '@rxgate/testkit';
 import { Pool } from 'undici';
-import { createRouter, functionTransport, type WireResponse } from '../dist/index.js';
-import { MemoryLedger } from '../dist/stores.js';
+import { createRouter, functionTransport, MemoryLedger, type WireResponse } from '../dist/index.js';
 import { rawClaim } from '../src/test-support/fixtures.js';
 
 const SECRET = 'bench-secret-0123456789';
@@ -30,7 +29,8 @@ const paid: WireResponse = {
     '503-F3': 'AUTH',
   }),
 };
-const noopAudit = { append() {} };
+const RESOLVED = Promise.resolve();
+const noopAudit = { append: () => RESOLVED };
 const inProcess = async (n: number, withAudit: boolean) => {
   const router = createRouter({
     nodes: [{ name: 'primary', url: 'http://in-process.test' }],

@@ -95,89 +95,8 @@ describe('client credentials', () => {
   });
 });
 
-describe('memory ledger', () => {
-  it('keeps at most maxFinished outcomes, forgetting the oldest', async () => {
-    const { MemoryLedger } = await import('./stores.js');
-    const ledger = new MemoryLedger({ maxFinished: 2 });
-    const outcome = (k: string) =>
-      ({
-        kind: 'duplicate',
-        amounts: {},
-        node: 'p',
-        claimKey: k,
-        correlationId: k,
-        path: [],
-        attempts: 1,
-        elapsedMs: 1,
-      }) as const;
-    for (const k of ['a', 'b', 'c']) {
-      assert.equal((await ledger.begin(k)).kind, 'owner');
-      await ledger.finish(k, outcome(k));
-    }
-    assert.equal(ledger.size, 2);
-    assert.equal((await ledger.begin('a')).kind, 'owner', 'the oldest was forgotten');
-    assert.equal((await ledger.begin('c')).kind, 'done');
-  });
-});
-
-describe('memory ledger against a reference model (property)', () => {
-  it('answers begin and finish as a two-map reference does, bounded or not', async () => {
-    const { MemoryLedger } = await import('./stores.js');
-    const fc = (await import('fast-check')).default;
-    const outcome = (k: string, kind: 'paid' | 'dead-lettered') =>
-      (kind === 'paid'
-        ? { kind, amounts: {}, node: 'p', claimKey: k, correlationId: k, path: [], attempts: 1, elapsedMs: 1 }
-        : {
-            kind,
-            reason: 'x',
-            lane: 'batch',
-            claimKey: k,
-            correlationId: k,
-            path: [],
-            attempts: 1,
-            elapsedMs: 1,
-          }) as never;
-    fc.assert(
-      fc.property(
-        fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
-        fc.array(
-          fc.tuple(
-            fc.constantFrom('begin', 'finish-paid', 'finish-dead'),
-            fc.constantFrom('a', 'b', 'c', 'd', 'e'),
-          ),
-          { maxLength: 60 },
-        ),
-        (max, ops) => {
-          const ledger = new MemoryLedger(max === undefined ? {} : { maxFinished: max });
-          // The reference: finished outcomes in insertion order, and the keys in flight.
-          const done = new Map<string, string>();
-          const inFlight = new Set<string>();
-          for (const [op, k] of ops) {
-            if (op === 'begin') {
-              const got = ledger.begin(k).kind;
-              const want = done.has(k) ? 'done' : inFlight.has(k) ? 'in-flight' : 'owner';
-              assert.equal(got, want, `${op} ${k}`);
-              if (want === 'owner') inFlight.add(k);
-            } else {
-              const kind = op === 'finish-paid' ? 'paid' : 'dead-lettered';
-              ledger.finish(k, outcome(k, kind));
-              if (kind === 'paid') {
-                if (!done.has(k)) done.set(k, kind);
-                if (max !== undefined && done.size > max) done.delete(done.keys().next().value!);
-              }
-              inFlight.delete(k);
-            }
-          }
-          assert.equal(ledger.size, done.size);
-        },
-      ),
-      { numRuns: 500 },
-    );
-  });
-});
-
 describe('the ledger is what stops a resubmission from being paid twice', () => {
-  async function run(ledger: InstanceType<typeof import('./stores.js').MemoryLedger>) {
+  async function run(ledger: InstanceType<typeof import('./ledger.js').MemoryLedger>) {
     const { createBreakers } = await import('@rxgate/breaker');
     const clock = new VirtualClock();
     const vendor = fakeVendor({
@@ -215,15 +134,9 @@ describe('the ledger is what stops a resubmission from being paid twice', () => 
   }
 
   it('by default every finished claim is remembered: the resubmission is answered, not sent', async () => {
-    const { MemoryLedger } = await import('./stores.js');
+    const { MemoryLedger } = await import('./ledger.js');
     const r = await run(new MemoryLedger());
     assert.equal(r.again.attempts, 1, 'the stored outcome of the first submission');
     assert.equal(r.paidTwice, false);
-  });
-
-  it('a bounded ledger that forgot the claim lets it fail over and be paid again: why the bound is opt-in', async () => {
-    const { MemoryLedger } = await import('./stores.js');
-    const r = await run(new MemoryLedger({ maxFinished: 1 }));
-    assert.equal(r.paidTwice, true);
   });
 });

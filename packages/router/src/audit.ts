@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { LogSafe } from './phi.js';
 
@@ -27,60 +27,95 @@ export interface AuditRecord {
   readonly outcome?: Readonly<Record<string, unknown>>;
 }
 
-/** Where audit records go. `append` of an `outcome` record must be durable before it resolves. */
+/**
+ * Where audit records go. `append` of an `outcome` record must be durable before it resolves.
+ * A rejected `append` kept nothing of the record it was given (the router holds it and appends
+ * it again when the log comes back); records it accepted before stay its own.
+ */
 export interface AuditLog {
-  append(record: LogSafe<AuditRecord>): void | Promise<void>;
+  append(record: LogSafe<AuditRecord>): Promise<void>;
   close?(): Promise<void>;
 }
+
+const RESOLVED = Promise.resolve();
 
 /** Keeps every record in memory (tests, the simulator). */
 export class MemoryAuditLog implements AuditLog {
   readonly records: AuditRecord[] = [];
-  append(record: AuditRecord): void {
+  append(record: AuditRecord): Promise<void> {
     this.records.push(record);
+    return RESOLVED;
   }
 }
 
 /**
  * An append-only JSON Lines file. Records are written in order; the file is fsynced at each
- * terminal outcome, so an outcome the router returned survives a crash.
+ * terminal outcome, so an outcome the router returned survives a crash. Before each write it
+ * checks that its open file is still the one at `path` (a directory removed and made again, a
+ * log rotated away): if not, it opens `path` anew, so no record goes to an unlinked file. A
+ * failed write is not sticky: the next one opens the file again.
  */
 export class JsonlAuditLog implements AuditLog {
   readonly #path: string;
-  #handle: Promise<FileHandle> | undefined;
-  #chain: Promise<void> = Promise.resolve();
+  #handle: FileHandle | undefined;
+  #chain: Promise<void> = RESOLVED;
   #pending: string[] = [];
 
   constructor(path: string) {
     this.#path = path;
   }
 
-  append(record: AuditRecord): void | Promise<void> {
-    this.#pending.push(`${JSON.stringify(record)}\n`);
+  append(record: AuditRecord): Promise<void> {
+    const line = `${JSON.stringify(record)}\n`;
     // Buffered until the next outcome: the caller has nothing to wait for.
-    if (record.type !== 'outcome') return;
-    return this.#flush();
+    if (record.type !== 'outcome') {
+      this.#pending.push(line);
+      return RESOLVED;
+    }
+    return this.#flush(line);
   }
 
-  /** Appends what is buffered and fsyncs it, after every earlier write. */
-  #flush(): Promise<void> {
-    const lines = this.#pending.join('');
+  /** Appends what is buffered, then `last`, and fsyncs, after every earlier write. */
+  #flush(last: string | undefined): Promise<void> {
+    const earlier = this.#pending;
     this.#pending = [];
-    this.#handle ??= open(this.#path, 'a');
-    const handle = this.#handle;
-    this.#chain = this.#chain.then(async () => {
-      const h = await handle;
-      await h.appendFile(lines);
-      await h.sync();
+    const run = this.#chain.then(async () => {
+      try {
+        const h = await this.#current();
+        await h.appendFile(earlier.join('') + (last ?? ''));
+        await h.sync();
+      } catch (e) {
+        // Earlier records were accepted: keep them for the next write. The last one is the caller's.
+        this.#pending = earlier.concat(this.#pending);
+        await this.#drop();
+        throw e;
+      }
     });
-    return this.#chain;
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  // The open file, if it is still the file at the path; else the file at the path, opened now.
+  async #current(): Promise<FileHandle> {
+    if (this.#handle !== undefined) {
+      const [mine, there] = await Promise.all([this.#handle.stat(), stat(this.#path).catch(() => undefined)]);
+      if (there !== undefined && there.ino === mine.ino && there.dev === mine.dev) return this.#handle;
+      await this.#drop();
+    }
+    this.#handle = await open(this.#path, 'a');
+    return this.#handle;
+  }
+
+  async #drop(): Promise<void> {
+    const h = this.#handle;
+    this.#handle = undefined;
+    await h?.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {
-    if (this.#pending.length > 0) await this.#flush();
+    if (this.#pending.length > 0) await this.#flush(undefined);
     await this.#chain;
-    if (this.#handle) await (await this.#handle).close();
-    this.#handle = undefined;
+    await this.#drop();
   }
 }
 

@@ -88,14 +88,28 @@ describe('PHI', () => {
     for (const v of ['ZX9900112', 'ANA', '000123456', '20261130']) assert.ok(!text.includes(v));
   });
 
-  it('the idempotency key is stable and carries no PHI in clear', () => {
+  it('the idempotency key is stable, keyed by the NCPDP duplicate rule, and carries no PHI', () => {
     const a = idempotencyKey(parseClaim(rawClaim()), SECRET);
     assert.equal(idempotencyKey(parseClaim(rawClaim()), SECRET), a, 'stable across parses (and processes)');
-    assert.notEqual(
-      idempotencyKey(parseClaim(rawClaim({ '302-C2': 'OTHER1' })), SECRET),
+    // A payer sees the same claim whatever else changed: a corrected cardholder or NDC is the same claim.
+    assert.equal(
+      idempotencyKey(parseClaim(rawClaim({ '302-C2': 'OTHER1', '407-D7': '00002143390' })), SECRET),
       a,
-      'the cardholder is part of the identity',
     );
+    for (const [field, value] of [
+      ['101-A1', '610015'],
+      ['104-A4', 'OTHER'],
+      ['201-B1', '1234567891'],
+      ['402-D2', '000123457'],
+      ['403-D3', 1],
+      ['401-D1', '20261201'],
+      ['103-A3', 'B2'],
+    ] as const)
+      assert.notEqual(
+        idempotencyKey(parseClaim(rawClaim({ [field]: value })), SECRET),
+        a,
+        `${field} is part of the identity`,
+      );
     assert.notEqual(idempotencyKey(parseClaim(rawClaim()), `${SECRET}x`), a, 'keyed by the secret');
     assert.ok(!a.includes('ZX9900112'));
   });

@@ -1,4 +1,4 @@
-import type { CanonicalClaim } from './claim.js';
+import { type CanonicalClaim, parseClaim, toWire } from './claim.js';
 
 /** A claim handed over for later: the batch lane, or a person. */
 export interface DeadLetter {
@@ -15,14 +15,31 @@ export interface DeadLetter {
 }
 
 export interface DeadLetterQueue {
-  put(letter: DeadLetter): void | Promise<void>;
+  put(letter: DeadLetter): Promise<void>;
+}
+
+/**
+ * A dead letter as text, for a queue that stores it (a file, a table, a broker). The claim is
+ * written in its wire form, PHI included: this is storage of a claim to send again, never
+ * telemetry — keep it where the claims themselves are kept. {@link parseDeadLetter} reads it.
+ */
+export function serializeDeadLetter(letter: DeadLetter): string {
+  const { claim, ...rest } = letter;
+  return JSON.stringify({ ...rest, claim: toWire(claim) });
+}
+
+/** The inverse of {@link serializeDeadLetter}; the claim is validated again (a typed error names a bad field). */
+export function parseDeadLetter(text: string): DeadLetter {
+  const o = JSON.parse(text) as Omit<DeadLetter, 'claim'> & { claim: unknown };
+  return { ...o, claim: parseClaim(o.claim) };
 }
 
 /** The embedded queue: `take()` empties it for a batch run. */
 export class MemoryDeadLetterQueue implements DeadLetterQueue {
   readonly #letters: DeadLetter[] = [];
-  put(letter: DeadLetter): void {
+  put(letter: DeadLetter): Promise<void> {
     this.#letters.push(letter);
+    return Promise.resolve();
   }
   get size(): number {
     return this.#letters.length;

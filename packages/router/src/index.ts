@@ -6,6 +6,7 @@ export {
   type ReplayedClaim,
   replayAudit,
 } from './audit.js';
+export type { AuditAlarm } from './audit-keeper.js';
 export {
   type CanonicalClaim,
   decimalFixed,
@@ -19,9 +20,17 @@ export {
   toWire,
   wireBody,
 } from './claim.js';
+export { type CommitState, commitAfter, maySendTo } from './commit-state.js';
 export { type ClientCredentialsOptions, type Credentials, clientCredentials } from './credentials.js';
 export { type Crosswalk, type CrosswalkEntry, crosswalkSnapshot } from './crosswalk.js';
-export { type DeadLetter, type DeadLetterQueue, MemoryDeadLetterQueue } from './dead-letters.js';
+export {
+  type DeadLetter,
+  type DeadLetterQueue,
+  MemoryDeadLetterQueue,
+  parseDeadLetter,
+  serializeDeadLetter,
+} from './dead-letters.js';
+export { type Action, type ClaimState, decide, MAINTENANCE_MS, type Step } from './decide.js';
 export {
   CredentialsError,
   type FieldIssue,
@@ -35,7 +44,11 @@ export {
   type RouterErrorCode,
   TransportError,
 } from './errors.js';
-export { idempotencyKey, idempotencyKeyer, repairedKey } from './idempotency.js';
+export { idempotencyKey, idempotencyKeyer, identityText, repairedKey } from './idempotency.js';
+export { FileJournal, type Journal, MemoryJournal } from './journal.js';
+export { JournalLedger, type JournalLedgerOptions, openFileLedger } from './journal-ledger.js';
+export { type Admission, isFinal, type Ledger, LostOwnershipError, MemoryLedger } from './ledger.js';
+export { MemoryNegativeCache, type NegativeCache } from './negative-cache.js';
 export type {
   Outcome,
   OutcomeBase,
@@ -44,6 +57,7 @@ export type {
 } from './outcome.js';
 export { type ContainsPhi, type LogSafe, Phi } from './phi.js';
 export {
+  type AuditOptions,
   createRouter,
   type Lane,
   type LaneBudgets,
@@ -55,14 +69,6 @@ export {
   type SubmitOptions,
 } from './router.js';
 export { type AbortSignalLike, toAbortSignal } from './signal.js';
-export {
-  type Ledger,
-  type LedgerEntry,
-  MemoryLedger,
-  type MemoryLedgerOptions,
-  MemoryNegativeCache,
-  type NegativeCache,
-} from './stores.js';
 export {
   type CounterHandle,
   type GaugeHandle,

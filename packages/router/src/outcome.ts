@@ -15,6 +15,11 @@ export interface OutcomeBase {
   readonly elapsedMs: number;
   /** The crosswalk snapshot version, when a repair consulted it. */
   readonly snapshotVersion?: string;
+  /**
+   * True when the audit log could not take this claim's records durably when it ended: they
+   * are held and written again when the log comes back (an `audit` alarm event says so).
+   */
+  readonly auditDegraded?: boolean;
 }
 
 export interface PaidAmounts {
@@ -54,6 +59,8 @@ export type Outcome =
       readonly reason: string;
       /** The lane that takes it from the dead-letter queue (`batch` for a pos claim that ran out of time). */
       readonly lane: 'pos' | 'batch';
+      /** The node it may already be committed on: a resubmission goes only there (the ledger holds this too). */
+      readonly pinnedNode?: string;
     })
   | (OutcomeBase & {
       readonly kind: 'needs-reconciliation';
@@ -61,7 +68,15 @@ export type Outcome =
       readonly reason: string;
       readonly node: string;
     })
-  | (OutcomeBase & { readonly kind: 'invalid'; readonly issues: readonly FieldIssue[] });
+  | (OutcomeBase & { readonly kind: 'invalid'; readonly issues: readonly FieldIssue[] })
+  | (OutcomeBase & {
+      /**
+       * This submission joined the same claim running in another submission (here or in
+       * another process) and its own deadline came first: the claim is still in flight there
+       * and ends there with one outcome. Ask again (the same claim) for that outcome.
+       */
+      readonly kind: 'in-flight-elsewhere';
+    });
 
 export type OutcomeKind = Outcome['kind'];
 

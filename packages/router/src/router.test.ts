@@ -169,13 +169,38 @@ describe('router over HTTP: verdict branches', () => {
     await router.close();
   });
 
-  it('5xx then failover', async () => {
+  it('503 (nothing processed) then failover, under one key', async () => {
     const { router, primary, secondary } = await setup({ retry: { transientRetries: 2, baseMs: 5 } }, true);
-    primary.fallback = { status: 502 };
+    primary.fallback = { status: 503 };
     const o = await router.submit(rawClaim());
     assert.equal(o.kind === 'paid' && o.node, 'secondary');
     assert.equal(primary.requests.length, 3);
     assert.equal(secondary!.requests[0]?.key, primary.requests[0]?.key, 'one key across failover');
+    await router.close();
+  });
+
+  it('502 (a gateway: maybe committed) is retried on the same node and never failed over', async () => {
+    const { router, primary, secondary } = await setup({ retry: { ambiguousRetries: 2, baseMs: 5 } }, true);
+    primary.fallback = { status: 502 };
+    const o = await router.submit(rawClaim());
+    assert.deepEqual(
+      [o.kind, o.kind === 'needs-reconciliation' && o.node],
+      ['needs-reconciliation', 'primary'],
+    );
+    assert.equal(primary.requests.length, 3);
+    assert.equal(secondary!.requests.length, 0);
+    await router.close();
+  });
+
+  it('502 with nodes that share one idempotency store: failover is safe, under the same key', async () => {
+    const { router, primary, secondary } = await setup(
+      { retry: { ambiguousRetries: 1, baseMs: 5 }, sharedIdempotency: true },
+      true,
+    );
+    primary.fallback = { status: 502 };
+    const o = await router.submit(rawClaim());
+    assert.equal(o.kind === 'paid' && o.node, 'secondary');
+    assert.equal(secondary!.requests[0]?.key, primary.requests[0]?.key);
     await router.close();
   });
 
@@ -184,7 +209,7 @@ describe('router over HTTP: verdict branches', () => {
       { retry: { transientRetries: 0 }, parity: () => false },
       true,
     );
-    primary.fallback = { status: 500 };
+    primary.fallback = { status: 503 };
     const o = await router.submit(rawClaim());
     assert.equal(o.kind, 'dead-lettered');
     assert.equal(secondary!.requests.length, 0);

@@ -1,3 +1,4 @@
+import type { AuditAlarm } from './audit-keeper.js';
 import type { LogSafe } from './phi.js';
 
 /** Metric labels: a closed set of PHI-free dimensions. */
@@ -43,7 +44,9 @@ export type RouterEvent =
       readonly reason: string;
       readonly at: number;
     }
-  | { readonly type: 'credentials'; readonly node: string; readonly ok: boolean };
+  | { readonly type: 'credentials'; readonly node: string; readonly ok: boolean }
+  /** The audit log failed (`degraded`, records held), came back (`recovered`), or lost records (`dropped`). */
+  | AuditAlarm;
 
 /** The subset of pino's API the router calls. It only ever receives PHI-free objects. */
 export interface Logger {

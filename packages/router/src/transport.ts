@@ -27,16 +27,12 @@ export interface WireResponse {
 /**
  * How requests reach a node. Rejects (or throws) with {@link TransportError} when there is no
  * answer, saying whether the request may have been processed. An in-process transport may
- * answer synchronously: the router then waits no turn for it. `signal` aborts the request at the
+ * `signal` aborts the request at the
  * claim's deadline; pass it to undici as is, or through `toAbortSignal` to an API that wants a
  * real `AbortSignal`.
  */
 export interface Transport {
-  send(
-    node: NodeAddress,
-    request: WireRequest,
-    signal: AbortSignalLike,
-  ): Promise<WireResponse> | WireResponse;
+  send(node: NodeAddress, request: WireRequest, signal: AbortSignalLike): Promise<WireResponse>;
   close(): Promise<void>;
 }
 
@@ -129,8 +125,7 @@ export function functionTransport(
   ) => Promise<WireResponse> | WireResponse,
 ): Transport {
   return {
-    // Passed through as the handler answers: synchronously or not.
-    send: (node, request, signal) => handler(node, request, signal),
+    send: async (node, request, signal) => handler(node, request, signal),
     close: async () => {},
   };
 }

@@ -203,6 +203,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   };
   // Audit records are kept while a claim is in flight, and afterwards only if it broke an invariant.
   const keepAudit = options.keepAudit ?? true;
+  const RESOLVED = Promise.resolve();
   const auditByCorrelation = new Map<string, AuditRecord[]>();
   const traced = new Set(options.traceCorrelationIds ?? []);
   const fileAudit = options.auditFile ? new JsonlAuditLog(options.auditFile) : undefined;
@@ -218,12 +219,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         }
         list.push(r);
       }
-      if (fileAudit === undefined) return undefined;
+      if (fileAudit === undefined) return RESOLVED;
       // On the virtual clock, waiting for the disk would let simulated time run on while the
       // claim waits: the file is written in order, and awaited once, at the end.
       if (virtual) {
         fileWrites = fileWrites.then(() => fileAudit.append(r)).catch(() => undefined);
-        return undefined;
+        return RESOLVED;
       }
       return fileAudit.append(r);
     },

@@ -98,6 +98,58 @@ describe('router on Redis: one ledger and one negative cache for every process',
     );
   });
 
+  it("a takeover respects the dead owner's pin: a claim it failed over is finished on the fallback, never paid on the primary", async () => {
+    const paid = new Map<string, number>();
+    const fallbackHttp = await serve();
+    closers.push(() => fallbackHttp.close());
+    const fallback = testVendor(fallbackHttp.url);
+    fallback.paidByContent = paid;
+    fallbackHttp.reset(...fallback.handlers);
+    fallback.script.push({ status: 200, body: PAID, commitThen: 'hang' });
+    vendor = testVendor(http.url);
+    vendor.paidByContent = paid;
+    http.reset(...vendor.handlers);
+    const refused = await serve();
+    await refused.close();
+    const child = fork(
+      fileURLToPath(new URL('./takeover.fixture.ts', import.meta.url)),
+      [server.url, refused.url, fallbackHttp.url],
+      { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+    );
+    // The dead owner reached the fallback (which paid): now it dies.
+    while (fallback.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    // Another process, with the primary back, gets the same claim.
+    const redis = new Redis(server.url);
+    redis.on('error', () => {});
+    const ledger = new RedisLedger({ redis, leaseMs: 600 });
+    closers.push(
+      () => ledger.close(),
+      () => redis.disconnect(),
+    );
+    const b = createRouter({
+      nodes: [
+        { name: 'primary', url: http.url },
+        { name: 'secondary', url: fallbackHttp.url },
+      ],
+      idempotencySecret: SECRET,
+      ledger,
+      limiter: createLimiter({ account: { ratePerSecond: 1000, burst: 100 } }),
+      lanes: { pos: { default: 3000 }, batch: { default: 10_000 } },
+    });
+    const o = await b.submit(rawClaim({ '402-D2': '7010' }), { lane: 'batch' });
+    assert.deepEqual([o.kind, o.kind === 'paid' && o.node], ['paid', 'secondary']);
+    assert.equal(vendor.requests.length, 0, 'nothing went to the primary');
+    assert.equal(
+      fallback.requests.at(-1)?.key,
+      fallback.requests[0]?.key,
+      'the same key: the fallback replayed',
+    );
+    assert.deepEqual([...paid.values()], [1]);
+  });
+
   it('a 404 seen by one process is a local reject in every other', async () => {
     vendor = testVendor(http.url);
     http.reset(...vendor.handlers);

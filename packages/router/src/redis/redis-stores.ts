@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock, type TimerHandle } from '@rxgate/ratelimit';
 import type { Cluster, Redis } from 'ioredis';
+import type { CommitState } from '../commit-state.js';
+import { type Admission, isFinal, type Ledger, LostOwnershipError } from '../ledger.js';
+import type { NegativeCache } from '../negative-cache.js';
 import { deserializeOutcome, type Outcome, serializeOutcome } from '../outcome.js';
-import type { Ledger, LedgerEntry, NegativeCache } from '../stores.js';
 
 export interface RedisLedgerOptions {
   /** Commands (an ioredis client or Cluster). */
@@ -18,11 +20,16 @@ export interface RedisLedgerOptions {
   readonly clock?: Clock;
 }
 
-// begin: the stored outcome; or the lease for us; or how long the current lease still runs.
+// begin: the stored outcome; or the lease for us, with where the claim may be committed; or
+// how long the current lease still runs.
 const BEGIN = `
 local out = redis.call('GET', KEYS[1])
 if out then return {'done', out} end
-if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'owner', ''} end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  local pin = redis.call('GET', KEYS[3])
+  if pin then return {'owner', pin} end
+  return {'owner', ''}
+end
 return {'in-flight', tostring(redis.call('PTTL', KEYS[2]))}
 `;
 // renew: only our own lease.
@@ -30,19 +37,28 @@ const RENEW = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 `;
-// finish: store a final outcome, drop our lease, tell every waiter.
+// pin (write-ahead) and unpin: only while the lease is ours, so a process that lost the claim
+// to a takeover can neither send nor move the pin.
+const PIN = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[2]) else redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
+return 1
+`;
+// finish: store a final outcome, drop our lease, tell every waiter (an empty message: begin again).
 const FINISH = `
 if ARGV[3] == '1' then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4]) end
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
-redis.call('PUBLISH', KEYS[3], ARGV[2])
+if ARGV[3] == '1' then redis.call('PUBLISH', KEYS[3], ARGV[2]) else redis.call('PUBLISH', KEYS[3], '') end
 return 1
 `;
 
 /**
  * The ledger shared by every process: ownership of a claim is a lease (`SET NX PX`, renewed
  * while the claim runs), the finished outcome is stored (with a TTL) and published to the
- * processes waiting on it. When an owner dies its lease expires, and a waiting process takes
- * the claim over — the vendor's idempotency key makes the takeover safe.
+ * processes waiting on it. Where the claim may be committed (the pin) is written ahead of every
+ * send, fenced by the lease: when an owner dies its lease expires, and the process that takes
+ * the claim over reads the pin and sends only to that node, under the same key — so the
+ * vendor's idempotency store answers the takeover, whichever node the dead owner had reached.
  */
 export class RedisLedger implements Ledger {
   readonly #redis: Redis | Cluster;
@@ -69,36 +85,58 @@ export class RedisLedger implements Ledger {
       const waiters = this.#waiters.get(key);
       if (waiters === undefined) return;
       this.#waiters.delete(key);
-      const outcome = deserializeOutcome(message);
+      const outcome = message === '' ? undefined : deserializeOutcome(message);
       for (const w of waiters) w(outcome);
     });
   }
 
-  #keys(key: string): [out: string, lease: string, channel: string] {
+  #keys(key: string): [out: string, lease: string, channel: string, pin: string] {
     // One hash tag per claim: its keys share a slot on Redis Cluster.
     const tag = `{${key}}`;
-    return [`${this.#prefix}:out:${tag}`, `${this.#prefix}:lease:${tag}`, `${this.#prefix}:done:${tag}`];
+    return [
+      `${this.#prefix}:out:${tag}`,
+      `${this.#prefix}:lease:${tag}`,
+      `${this.#prefix}:done:${tag}`,
+      `${this.#prefix}:pin:${tag}`,
+    ];
   }
 
-  async begin(key: string): Promise<LedgerEntry> {
-    const [out, lease] = this.#keys(key);
-    const [state, value] = (await this.#redis.eval(BEGIN, 2, out, lease, this.#owner, this.#leaseMs)) as [
-      string,
-      string,
-    ];
+  async begin(key: string): Promise<Admission> {
+    const [out, lease, , pin] = this.#keys(key);
+    const [state, value] = (await this.#redis.eval(
+      BEGIN,
+      3,
+      out,
+      lease,
+      pin,
+      this.#owner,
+      this.#leaseMs,
+    )) as [string, string];
     if (state === 'done') return { kind: 'done', outcome: deserializeOutcome(value) };
     if (state === 'owner') {
       this.#renew(key);
-      return { kind: 'owner' };
+      const commit: CommitState = value === '' ? { kind: 'unsent' } : { kind: 'pinned', node: value };
+      return { kind: 'owner', commit };
     }
     return { kind: 'in-flight', wait: this.#wait(key, Math.max(1, Number(value))) };
+  }
+
+  async pin(key: string, node: string): Promise<void> {
+    const [, lease, , pin] = this.#keys(key);
+    const ok = await this.#redis.eval(PIN, 2, lease, pin, this.#owner, node, this.#outcomeTtlMs);
+    if (ok !== 1) throw new LostOwnershipError();
+  }
+
+  async unpin(key: string): Promise<void> {
+    const [, lease, , pin] = this.#keys(key);
+    await this.#redis.eval(PIN, 2, lease, pin, this.#owner, '', this.#outcomeTtlMs);
   }
 
   async finish(key: string, outcome: Outcome): Promise<void> {
     this.#renewals.get(key)?.cancel();
     this.#renewals.delete(key);
     const [out, lease, channel] = this.#keys(key);
-    const final = outcome.kind !== 'dead-lettered' && outcome.kind !== 'invalid';
+    const final = isFinal(outcome);
     await this.#redis.eval(
       FINISH,
       3,

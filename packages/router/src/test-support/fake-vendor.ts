@@ -24,6 +24,8 @@ export type Fault =
   | 'reset-before'
   | 'commit-then-reset'
   | 'commit-then-hang'
+  | 'commit-then-504'
+  | 'commit-then-502'
   | 'hang';
 
 export interface FakeVendorOptions {
@@ -38,7 +40,11 @@ export interface FakeVendorOptions {
 
 export interface FakeVendor {
   handle(node: NodeAddress, request: WireRequest, signal: AbortSignalLike): Promise<WireResponse>;
-  /** Payments by claim identity (the key without a repair suffix), across every node. */
+  /**
+   * Payments by claim *content* — the NCPDP duplicate rule (BIN, PCN, pharmacy NPI, Rx number,
+   * fill, date of service), read from the request body — across every node. Never by our key:
+   * an oracle that counted by the router's key would miss a claim sent under two keys.
+   */
   readonly payments: Map<string, number>;
   readonly firedFaults: Set<Fault>;
   requests: number;
@@ -67,6 +73,22 @@ export function fakeVendor(o: FakeVendorOptions): FakeVendor {
     return 'ok';
   };
   const [minLatency, maxLatency] = o.latencyMs ?? [5, 60];
+  // Payments counted by the claim's content, read from the body the processor received.
+  const count = (request: WireRequest) => {
+    const c = JSON.parse(request.body) as Record<string, unknown>;
+    const identity = ['101-A1', '104-A4', '201-B1', '402-D2', '403-D3', '401-D1']
+      .map((f) => String(c[f]))
+      .join('|');
+    vendor.payments.set(identity, (vendor.payments.get(identity) ?? 0) + 1);
+  };
+  const commitPaid = (store: Map<string, WireResponse>, key: string, request: WireRequest) => {
+    store.set(key, {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(PAID_BODY),
+    });
+    count(request);
+  };
   const vendor: FakeVendor = {
     payments: new Map(),
     firedFaults: new Set(),
@@ -99,6 +121,17 @@ export function fakeVendor(o: FakeVendorOptions): FakeVendor {
         throw new TransportError('not-sent', 'ECONNREFUSED');
       }
       await wait(latency);
+      if (fault === 'commit-then-504' || fault === 'commit-then-502') {
+        // A gateway gives up on a slow upstream that goes on to pay the claim (or replay its
+        // answer): whatever the processor did, the client hears a 5xx.
+        vendor.firedFaults.add(fault);
+        if (!store.has(key)) commitPaid(store, key, request);
+        return {
+          status: fault === 'commit-then-504' ? 504 : 502,
+          headers: { 'content-type': 'text/html' },
+          body: '<html>Gateway Timeout</html>',
+        };
+      }
       const replay = store.get(key);
       if (replay !== undefined)
         return { ...replay, headers: { ...replay.headers, 'idempotent-replayed': 'true' } };
@@ -111,10 +144,7 @@ export function fakeVendor(o: FakeVendorOptions): FakeVendor {
       const commit = (answer: WireResponse) => {
         store.set(key, answer);
         const body = JSON.parse(answer.body) as Record<string, unknown>;
-        if (body['112-AN'] === 'P' && !body['511-FB']) {
-          const identity = key.split('.')[0]!;
-          vendor.payments.set(identity, (vendor.payments.get(identity) ?? 0) + 1);
-        }
+        if (body['112-AN'] === 'P' && !body['511-FB']) count(request);
         return answer;
       };
       switch (fault) {

@@ -8,6 +8,11 @@ export interface VendorAnswer {
   readonly headers?: Record<string, string>;
   /** Commit the claim (pay it), then answer after this delay or never. */
   readonly commitThen?: 'hang' | number;
+  /**
+   * Commit the claim, then a gateway in front of the processor answers this instead (a 504
+   * when the upstream was slow): the payment stands, the client hears a 5xx.
+   */
+  readonly gatewayAfterCommit?: { readonly status: number; readonly body?: string };
   /** Delay before answering. */
   readonly delayMs?: number;
 }
@@ -19,9 +24,20 @@ export interface TestVendor {
   fallback: VendorAnswer;
   /** Adjudications by idempotency key (a key paid twice would show 2). */
   readonly paid: Map<string, number>;
+  /**
+   * Payments by claim content, the NCPDP duplicate rule (BIN, PCN, NPI, Rx, fill, date of
+   * service), read from the body: the oracle of every exactly-once test. Share one map between
+   * two vendors to count across nodes.
+   */
+  paidByContent: Map<string, number>;
   readonly requests: Array<{ key: string; auth: string | null; body: Record<string, unknown> }>;
   tokensIssued: number;
   tokenTtlSeconds: number;
+  /**
+   * A gateway in front of a slow processor: every request still reaches the processor (which
+   * pays new claims and replays known keys), but the client hears 504 Gateway Timeout.
+   */
+  gatewayTimeouts: boolean;
 }
 
 export const PAID = {
@@ -38,10 +54,17 @@ export function testVendor(base: string): TestVendor {
     script: [],
     fallback: { status: 200, body: PAID },
     paid: new Map(),
+    paidByContent: new Map(),
     requests: [],
     tokensIssued: 0,
     tokenTtlSeconds: 300,
+    gatewayTimeouts: false,
   };
+  const gateway504 = () =>
+    new HttpResponse('<html><body><h1>504 Gateway Time-out</h1></body></html>', {
+      status: 504,
+      headers: { 'content-type': 'text/html' },
+    });
   const stored = new Map<string, { status: number; body: unknown }>();
   v.handlers.push(
     http.post(`${base}/oauth/token`, async ({ request }) => {
@@ -65,6 +88,7 @@ export function testVendor(base: string): TestVendor {
       const body = (await request.json()) as Record<string, unknown>;
       v.requests.push({ key, auth: request.headers.get('authorization'), body });
       const replay = stored.get(key);
+      if (replay !== undefined && v.gatewayTimeouts) return gateway504();
       if (replay !== undefined)
         return HttpResponse.json(replay.body as object, {
           status: replay.status,
@@ -74,10 +98,19 @@ export function testVendor(base: string): TestVendor {
       if (answer.delayMs) await delay(answer.delayMs);
       if (answer.status === 200 && answer.body !== undefined) {
         const b = answer.body as Record<string, unknown>;
-        if (['P', 'A', 'C'].includes(String(b['112-AN'])) && !b['511-FB'])
+        if (['P', 'A', 'C'].includes(String(b['112-AN'])) && !b['511-FB']) {
           v.paid.set(key, (v.paid.get(key) ?? 0) + 1);
+          const c = contentOf(body);
+          v.paidByContent.set(c, (v.paidByContent.get(c) ?? 0) + 1);
+        }
         stored.set(key, { status: 200, body: answer.body });
       }
+      if (v.gatewayTimeouts) return gateway504();
+      if (answer.gatewayAfterCommit !== undefined)
+        return new HttpResponse(answer.gatewayAfterCommit.body ?? '<html>504 Gateway Time-out</html>', {
+          status: answer.gatewayAfterCommit.status,
+          headers: { 'content-type': 'text/html' },
+        });
       if (answer.commitThen === 'hang') await delay('infinite');
       if (typeof answer.commitThen === 'number') await delay(answer.commitThen);
       return HttpResponse.json((answer.body ?? {}) as object, {
@@ -87,4 +120,9 @@ export function testVendor(base: string): TestVendor {
     }),
   );
   return v;
+}
+
+/** A claim's content identity by the NCPDP duplicate rule, read from its wire body. */
+export function contentOf(body: Record<string, unknown>): string {
+  return ['101-A1', '104-A4', '201-B1', '402-D2', '403-D3', '401-D1'].map((f) => String(body[f])).join('|');
 }

@@ -1,0 +1,229 @@
+import type { Verdict } from '@rxgate/classifier';
+import type { AuditRecord } from './audit.js';
+import { AuditKeeper } from './audit-keeper.js';
+import { decimalFixed } from './claim.js';
+import type { Lane } from './decide.js';
+import type { Resolved } from './options.js';
+import type { Outcome } from './outcome.js';
+import {
+  type CounterHandle,
+  type GaugeHandle,
+  type HistogramHandle,
+  labels,
+  Metrics,
+  type SafeLogger,
+  safeLogger,
+} from './telemetry.js';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The PHI-free identity of one submission, as every record names it. */
+export interface Subject {
+  readonly correlationId: string;
+  readonly claimKey: string;
+  readonly lane: Lane;
+}
+
+interface NodeMetrics {
+  readonly attempts: Map<string, CounterHandle>;
+  readonly latency: HistogramHandle;
+  readonly remaining: GaugeHandle;
+  readonly throttled: CounterHandle;
+  readonly backoffs: CounterHandle;
+}
+
+/**
+ * Telemetry in one place: each thing the router records — an attempt, a decision, an outcome —
+ * goes to the audit log, the event callback, the metrics and the log together, here and
+ * nowhere else. Nothing here sees a claim: subjects and outcomes carry no PHI.
+ */
+export class Recorder {
+  readonly metrics: Metrics;
+  readonly log: SafeLogger;
+  readonly audit: AuditKeeper;
+  readonly #o: Resolved;
+  readonly #nodes: Map<string, NodeMetrics>;
+  readonly #outcomes = new Map<string, CounterHandle>();
+  readonly #claimLatency: Record<Lane, HistogramHandle>;
+  readonly #waits: Record<Lane, HistogramHandle>;
+  readonly #auditBacklog: GaugeHandle;
+  readonly #auditDropped: CounterHandle;
+
+  constructor(o: Resolved) {
+    this.#o = o;
+    const metrics = o.metrics ?? new Metrics();
+    this.metrics = metrics;
+    this.log = safeLogger(o.logger);
+    this.#nodes = new Map(
+      o.nodes.map((n) => [
+        n.name,
+        {
+          attempts: new Map(),
+          latency: metrics.histogram('rxgate_attempt_latency_ms', labels(n.name, undefined)),
+          remaining: metrics.gauge('rxgate_remaining_quota', labels(n.name, undefined)),
+          throttled: metrics.counter('rxgate_throttled_total', labels(n.name, undefined)),
+          backoffs: metrics.counter('rxgate_backoffs_total', labels(n.name, undefined)),
+        },
+      ]),
+    );
+    this.#claimLatency = {
+      pos: metrics.histogram('rxgate_claim_latency_ms', labels(undefined, 'pos')),
+      batch: metrics.histogram('rxgate_claim_latency_ms', labels(undefined, 'batch')),
+    };
+    this.#waits = {
+      pos: metrics.histogram('rxgate_wait_ms', labels(undefined, 'pos')),
+      batch: metrics.histogram('rxgate_wait_ms', labels(undefined, 'batch')),
+    };
+    this.#auditBacklog = metrics.gauge('rxgate_audit_backlog', {});
+    this.#auditDropped = metrics.counter('rxgate_audit_dropped_total', {});
+    this.audit = new AuditKeeper(o.audit, o.clock, o.auditBacklogLimit, o.auditRetryBaseMs, (alarm) => {
+      this.#auditBacklog.set(this.audit.backlog);
+      if (alarm.state === 'dropped') this.#auditDropped.inc(alarm.records);
+      o.onEvent?.(alarm);
+      if (alarm.state === 'recovered')
+        this.log.info({ audit: 'recovered', written: alarm.written }, 'audit log recovered');
+      else
+        this.log.error(
+          {
+            audit: alarm.state,
+            ...('backlog' in alarm
+              ? { backlog: alarm.backlog, error: alarm.error }
+              : { records: alarm.records }),
+          },
+          'audit log failing',
+        );
+    });
+  }
+
+  /** A decision of the router about one claim (`wait:throttled`, `failover:transient`, …). */
+  decision(s: Subject, path: string[], decision: string, extra?: Partial<Mutable<AuditRecord>>): void {
+    path.push(decision);
+    this.#o.onEvent?.({
+      type: 'decision',
+      correlationId: s.correlationId,
+      decision,
+      ...(extra?.waitMs === undefined ? {} : { waitMs: extra.waitMs }),
+    });
+    if (decision.startsWith('wait:') && extra?.waitMs !== undefined)
+      this.#waits[s.lane].observe(extra.waitMs);
+    const record: Mutable<AuditRecord> = {
+      at: this.#o.clock.now(),
+      correlationId: s.correlationId,
+      claimKey: s.claimKey,
+      type: 'decision',
+      decision,
+      lane: s.lane,
+    };
+    if (extra !== undefined) Object.assign(record, extra);
+    void this.audit.append(record);
+  }
+
+  /** One request and its verdict. */
+  attempt(s: Subject, attempt: number, node: string, verdict: Verdict, latencyMs: number, at: number): void {
+    const nm = this.#nodes.get(node)!;
+    let c = nm.attempts.get(verdict.kind);
+    if (c === undefined) {
+      c = this.metrics.counter('rxgate_attempts_total', labels(node, undefined, verdict.kind));
+      nm.attempts.set(verdict.kind, c);
+    }
+    c.inc();
+    nm.latency.observe(latencyMs);
+    if (verdict.quota?.remaining !== undefined) nm.remaining.set(verdict.quota.remaining);
+    if (verdict.kind === 'throttled') nm.throttled.inc();
+    if (verdict.kind === 'transient' || verdict.kind === 'ambiguous') nm.backoffs.inc();
+    this.#o.onEvent?.({
+      type: 'attempt',
+      correlationId: s.correlationId,
+      node,
+      attempt,
+      verdict: verdict.kind,
+      latencyMs,
+      ...(verdict.status === undefined ? {} : { status: verdict.status }),
+    });
+    const record: Mutable<AuditRecord> = {
+      at,
+      correlationId: s.correlationId,
+      claimKey: s.claimKey,
+      type: 'attempt',
+      attempt,
+      node,
+      lane: s.lane,
+      verdict: verdict.kind,
+    };
+    if (verdict.status !== undefined) record.status = verdict.status;
+    if ('rejectCodes' in verdict && verdict.rejectCodes !== undefined && verdict.rejectCodes.length > 0)
+      record.codes = verdict.rejectCodes.map((c) => c.code);
+    void this.audit.append(record);
+  }
+
+  /** The claim's one outcome: counted, announced, and written durably (or held: then `auditDegraded`). */
+  async outcome(outcome: Outcome, lane: Lane): Promise<Outcome> {
+    let c = this.#outcomes.get(`${lane}|${outcome.kind}`);
+    if (c === undefined) {
+      c = this.metrics.counter('rxgate_outcomes_total', labels(undefined, lane, outcome.kind));
+      this.#outcomes.set(`${lane}|${outcome.kind}`, c);
+    }
+    c.inc();
+    this.#claimLatency[lane].observe(outcome.elapsedMs);
+    this.#o.onEvent?.({
+      type: 'outcome',
+      correlationId: outcome.correlationId,
+      kind: outcome.kind,
+      lane,
+      attempts: outcome.attempts,
+      elapsedMs: outcome.elapsedMs,
+      path: outcome.path,
+    });
+    const record: Mutable<AuditRecord> = {
+      at: this.#o.clock.now(),
+      correlationId: outcome.correlationId,
+      claimKey: outcome.claimKey,
+      type: 'outcome',
+      lane,
+      path: outcome.path,
+      outcome: auditView(outcome),
+    };
+    if (outcome.snapshotVersion !== undefined) record.snapshotVersion = outcome.snapshotVersion;
+    const written = await this.audit.append(record);
+    this.#auditBacklog.set(this.audit.backlog);
+    if (!written) (outcome as Mutable<Outcome>).auditDegraded = true;
+    return outcome;
+  }
+}
+
+/** The PHI-free fields of an outcome for the audit log (amounts as decimal strings). */
+export function auditView(o: Outcome): Record<string, unknown> {
+  const view: Record<string, unknown> = { kind: o.kind, attempts: o.attempts, elapsedMs: o.elapsedMs };
+  switch (o.kind) {
+    case 'paid':
+    case 'approved':
+    case 'captured':
+    case 'duplicate':
+      view.node = o.node;
+      if (o.amounts.patientPay !== undefined) view.patientPay = decimalFixed(o.amounts.patientPay, 2);
+      if (o.amounts.ingredientCostPaid !== undefined)
+        view.ingredientCostPaid = decimalFixed(o.amounts.ingredientCostPaid, 2);
+      if (o.amounts.totalPaid !== undefined) view.totalPaid = decimalFixed(o.amounts.totalPaid, 2);
+      break;
+    case 'rejected':
+      view.codes = o.codes;
+      view.group = o.group;
+      view.priorAuthRequired = o.priorAuthRequired;
+      break;
+    case 'dead-lettered':
+      view.reason = o.reason;
+      view.lane = o.lane;
+      if (o.pinnedNode !== undefined) view.pinnedNode = o.pinnedNode;
+      break;
+    case 'needs-reconciliation':
+      view.reason = o.reason;
+      view.node = o.node;
+      break;
+    case 'invalid':
+      view.fields = o.issues.map((i) => i.field);
+      break;
+    case 'in-flight-elsewhere':
+      break;
+  }
+  return view;
+}
