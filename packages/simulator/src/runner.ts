@@ -8,8 +8,12 @@ import {
   createRouter,
   crosswalkSnapshot,
   functionTransport,
+  JournalLedger,
   JsonlAuditLog,
+  MemoryDeadLetterQueue,
+  MemoryJournal,
   type Outcome,
+  type Router,
   type RouterEvent,
   type Transport,
   TransportError,
@@ -141,6 +145,7 @@ const ADJUDICATED = new Set(['adjudicated', 'terminal-reject', 'repairable', 'du
 /** How late a pos claim may finish on real timers before it counts as a missed deadline. */
 export const REAL_TIME_TOLERANCE_MS = 25;
 const SECRET = 'rxgate-simulator-idempotency-secret';
+const NEVER = new Promise<never>(() => {});
 
 /** Runs a scenario to the end and checks every invariant. Deterministic in `virtual` mode. */
 export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<RunResult> {
@@ -281,35 +286,37 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     });
     redisLedger = new RedisLedger({ redis, clock });
   }
-  const limiter = createLimiter({
-    account: { ratePerSecond, burst, ...(concurrency === undefined ? {} : { concurrency }) },
-    clock,
-  });
+  const makeLimiter = () =>
+    createLimiter({
+      account: { ratePerSecond, burst, ...(concurrency === undefined ? {} : { concurrency }) },
+      clock,
+    });
   const b = s.client.breaker;
-  const breakers = createBreakers({
-    clock,
-    random: stream(s.seed, 'breakers'),
-    defaults: {
-      policy: {
-        kind: 'time-window',
-        windowMs: b.windowMs,
-        minimumCalls: b.minimumCalls,
-        failureRate: b.failureRate,
+  const makeBreakers = () =>
+    createBreakers({
+      clock,
+      random: stream(s.seed, 'breakers'),
+      defaults: {
+        policy: {
+          kind: 'time-window',
+          windowMs: b.windowMs,
+          minimumCalls: b.minimumCalls,
+          failureRate: b.failureRate,
+        },
+        openDuration: b.openMs,
+        maxProbes: b.maxProbes,
+        successesToClose: b.successesToClose,
       },
-      openDuration: b.openMs,
-      maxProbes: b.maxProbes,
-      successesToClose: b.successesToClose,
-    },
-    onEvent: (key, e) => {
-      // The half-open bound, watched from outside: probes of the current episode in flight.
-      if (e.type === 'state-change') probes.set(key, 0);
-      else if (e.type === 'probe-started') {
-        const n = (probes.get(key) ?? 0) + 1;
-        probes.set(key, n);
-        if (n > maxProbes) maxProbes = n;
-      } else if (e.type === 'probe-finished') probes.set(key, Math.max(0, (probes.get(key) ?? 0) - 1));
-    },
-  });
+      onEvent: (key, e) => {
+        // The half-open bound, watched from outside: probes of the current episode in flight.
+        if (e.type === 'state-change') probes.set(key, 0);
+        else if (e.type === 'probe-started') {
+          const n = (probes.get(key) ?? 0) + 1;
+          probes.set(key, n);
+          if (n > maxProbes) maxProbes = n;
+        } else if (e.type === 'probe-finished') probes.set(key, Math.max(0, (probes.get(key) ?? 0) - 1));
+      },
+    });
   const nodes = [
     { name: 'primary', url: urls.primary },
     ...(hasFallback ? [{ name: 'fallback', url: urls.fallback }] : []),
@@ -320,49 +327,93 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       : s.vendor.tokenTtlSeconds !== undefined
         ? { clientId: 'rxgate-sim', clientSecret: 'sim-secret' }
         : undefined;
-  const router = createRouter({
-    nodes,
-    sharedIdempotency: s.nodes.sharedIdempotency,
-    idempotencySecret: SECRET,
-    transport,
-    limiter: sharedLimiter ?? limiter,
-    ...(redis && redisLedger
-      ? { ledger: redisLedger, negativeCache: new RedisNegativeCache(redis, `rxgate:neg:sim-${hash}`) }
-      : {}),
-    breakers,
-    ...(client
+  // The process the router runs in: a generation dies at a client-restart window, and the next
+  // one starts from the same durable journal (kill -9: nothing the dead one started leaves it).
+  const restarts = s.faults.some((f) => f.kind === 'client-restart');
+  const journal = restarts ? new MemoryJournal() : undefined;
+  interface Generation {
+    readonly router: Router;
+    readonly limiter: ReturnType<typeof makeLimiter>;
+    readonly deadLetters: MemoryDeadLetterQueue;
+    dead: boolean;
+  }
+  const build = async (): Promise<Generation> => {
+    const limiter = makeLimiter();
+    const breakers = makeBreakers();
+    const deadLetters = new MemoryDeadLetterQueue();
+    const gen: Generation = { router: undefined as unknown as Router, limiter, deadLetters, dead: false };
+    const guard = <T>(p: Promise<T>): Promise<T> =>
+      p.then(
+        (v) => (gen.dead ? NEVER : v),
+        (e) => (gen.dead ? NEVER : Promise.reject(e)),
+      );
+    const genTransport: Transport = restarts
       ? {
-          credentials: clientCredentials({
-            clients: { primary: client, fallback: client },
-            transport,
-            clock,
-          }),
+          send: (n, r, sig) => (gen.dead ? NEVER : guard(transport.send(n, r, sig))),
+          close: () => Promise.resolve(),
         }
-      : {}),
-    crosswalk: crosswalkSnapshot(
-      `sim-${hash}`,
-      Object.fromEntries(
-        Object.entries(s.client.crosswalk).map(([k, e]) => [
-          k,
-          e.ndc === undefined ? { gpi: e.gpi } : { gpi: e.gpi, ndc: e.ndc },
-        ]),
+      : transport;
+    const ledger =
+      journal === undefined
+        ? undefined
+        : await JournalLedger.open(
+            {
+              read: () => journal.read(),
+              append: (lines) => (gen.dead ? NEVER : journal.append(lines)),
+              rewrite: (lines) => (gen.dead ? NEVER : journal.rewrite(lines)),
+              close: () => Promise.resolve(),
+            },
+            { clock },
+          );
+    (gen as { router: Router }).router = createRouter({
+      nodes,
+      sharedIdempotency: s.nodes.sharedIdempotency,
+      idempotencySecret: SECRET,
+      transport: genTransport,
+      deadLetters,
+      limiter: sharedLimiter ?? limiter,
+      ...(redis && redisLedger
+        ? { ledger: redisLedger, negativeCache: new RedisNegativeCache(redis, `rxgate:neg:sim-${hash}`) }
+        : ledger !== undefined
+          ? { ledger }
+          : {}),
+      breakers,
+      ...(client
+        ? {
+            credentials: clientCredentials({
+              clients: { primary: client, fallback: client },
+              transport,
+              clock,
+            }),
+          }
+        : {}),
+      crosswalk: crosswalkSnapshot(
+        `sim-${hash}`,
+        Object.fromEntries(
+          Object.entries(s.client.crosswalk).map(([k, e]) => [
+            k,
+            e.ndc === undefined ? { gpi: e.gpi } : { gpi: e.gpi, ndc: e.ndc },
+          ]),
+        ),
       ),
-    ),
-    audit,
-    lanes: {
-      pos: { default: s.client.budgets.pos.retail ?? 800, ...s.client.budgets.pos },
-      batch: { default: s.client.budgets.batchMs },
-    },
-    clock,
-    random: stream(s.seed, 'router'),
-    logger: {
-      debug: logLine('debug'),
-      info: logLine('info'),
-      warn: logLine('warn'),
-      error: logLine('error'),
-    },
-    onEvent,
-  });
+      audit,
+      lanes: {
+        pos: { default: s.client.budgets.pos.retail ?? 800, ...s.client.budgets.pos },
+        batch: { default: s.client.budgets.batchMs },
+      },
+      clock,
+      random: stream(s.seed, 'router'),
+      logger: {
+        debug: logLine('debug'),
+        info: logLine('info'),
+        warn: logLine('warn'),
+        error: logLine('error'),
+      },
+      onEvent,
+    });
+    return gen;
+  };
+  let gen = await build();
 
   // Traffic.
   const trafficRandom = stream(s.seed, 'traffic');
@@ -417,8 +468,30 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     settleCount[index] = 0;
     const at = clock.now();
     series.at(at - start).submitted++;
-    router.submit(claim.raw, { lane: claim.lane, segment: claim.segment }).then(
+    track(index, claim.lane, claim.segment, at, () =>
+      gen.router.submit(claim.raw, { lane: claim.lane, segment: claim.segment }),
+    );
+  };
+  // Submits through the living generation; an outcome a dead one still produces is not heard
+  // (the process is gone), and a restart sends the claim again.
+  const unanswered = new Map<
+    number,
+    { lane: 'pos' | 'batch'; segment: string; at: number; send: () => Promise<Outcome> }
+  >();
+  const track = (
+    index: number,
+    lane: 'pos' | 'batch',
+    segment: string,
+    at: number,
+    send: () => Promise<Outcome>,
+  ) => {
+    const g = gen;
+    if (journal !== undefined) unanswered.set(index, { lane, segment, at, send });
+    const claim = { lane, segment };
+    send().then(
       (o: Outcome) => {
+        if (g.dead) return;
+        unanswered.delete(index);
         settleCount[index]!++;
         const took = clock.now() - at;
         elapsed[index] = took;
@@ -444,11 +517,39 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         if (++settled === submitted && trafficDone) resolveAll();
       },
       () => {
+        if (g.dead) return;
+        unanswered.delete(index);
         settleCount[index]!++;
         if (++settled === submitted && trafficDone) resolveAll();
       },
     );
   };
+  // Client-side faults: a restart of the router's process, and the batch lane resubmitting
+  // every dead letter and every claim left for reconciliation.
+  for (const [i, f] of s.faults.entries()) {
+    if (f.kind === 'client-restart')
+      clock.setTimer(f.startMs, () => {
+        model?.fired(i);
+        gen.dead = true;
+        void build().then((next) => {
+          gen = next;
+          for (const [index, u] of [...unanswered]) track(index, u.lane, u.segment, clock.now(), u.send);
+        });
+      });
+    else if (f.kind === 'dead-letter-resubmit')
+      clock.setTimer(f.startMs, () => {
+        model?.fired(i);
+        for (const letter of gen.deadLetters.take()) {
+          const index = submitted++;
+          lanes[index] = 'batch';
+          segments[index] = 'retail';
+          settleCount[index] = 0;
+          const at = clock.now();
+          series.at(at - start).submitted++;
+          track(index, 'batch', 'retail', at, () => gen.router.resubmit(letter, { lane: 'batch' }));
+        }
+      });
+  }
   const finishTraffic = () => {
     trafficDone = true;
     if (settled === submitted) resolveAll();
@@ -483,7 +584,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         },
         () => undefined,
       );
-    } else bucket.limiterRate = limiter.snapshot().ratePerSecond;
+    } else bucket.limiterRate = gen.limiter.snapshot().ratePerSecond;
     options.onProgress?.({
       submitted,
       settled,
@@ -496,7 +597,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
   if (vclock) await vclock.run();
   await allSettled;
-  await router.close();
+  await gen.router.close();
   sharedLimiter?.close();
   await redisLedger?.close();
   redis?.disconnect();

@@ -19,6 +19,15 @@ export const FAULT_KINDS = [
   'server-error',
   'credential-expiry',
   'latency-spike',
+  // A gateway in front of the processor times out on it: the processor pays (or replays) every
+  // request that reaches it, and the client hears 504 or 502.
+  'gateway-timeout',
+  // The router's process is killed (kill -9) when the window opens and started again from its
+  // durable ledger; the pharmacy system sends every claim it has no answer for again.
+  'client-restart',
+  // When the window opens, the batch lane resubmits every dead letter and every claim left
+  // for reconciliation so far.
+  'dead-letter-resubmit',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -234,6 +243,7 @@ export const SCENARIO_NAMES = [
   'credential-expiry',
   'crosswalk-repair',
   'shared-quota',
+  'exactly-once',
 ] as const;
 
 /** Loads a named scenario, or a scenario file by path. */

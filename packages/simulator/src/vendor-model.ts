@@ -9,8 +9,8 @@ export type NodeName = 'primary' | 'fallback';
 
 const NONE_OPEN: readonly number[] = [];
 
-// The claim fields the vendor reads.
-const READ_FIELDS = ['101-A1', '104-A4', '407-D7', '409-D9'];
+// The claim fields the vendor reads: routing, product, price, and the duplicate rule's fields.
+const READ_FIELDS = ['101-A1', '104-A4', '407-D7', '409-D9', '201-B1', '402-D2', '403-D3', '401-D1'];
 
 // Copays drawn one in six free, three in six $5, two in six $10.
 const COPAYS = ['0.00', '5.00', '5.00', '5.00', '10.00', '10.00'].map((c) => new Decimal(c));
@@ -48,9 +48,11 @@ interface Quota {
 
 /**
  * The vendor of a simulation: its quota, latency, faults, tokens and, above all, its ledger.
- * Every answer is stored by Idempotency-Key and replayed; `payments` counts adjudications by
- * claim (a key paid twice would show 2). Defined once; served in process (virtual time) or as
- * msw handlers (loopback HTTP).
+ * Every answer is stored by Idempotency-Key and replayed; `payments` counts payments by the
+ * claim's *content* — the NCPDP duplicate rule (BIN, PCN, pharmacy NPI, Rx number, fill, date
+ * of service) read from the body — across every node, never by the router's key: a claim sent
+ * under two keys, or to two nodes, shows 2. Defined once; served in process (virtual time) or
+ * as msw handlers (loopback HTTP).
  */
 export class VendorModel {
   readonly #s: Scenario;
@@ -70,7 +72,7 @@ export class VendorModel {
   readonly #repairable: ReadonlySet<string>;
   readonly #rejects: ReadonlyArray<readonly [string, number]>;
   #tokenSeq = 0;
-  /** Adjudications that paid, by claim identity (the key without a repair suffix). */
+  /** Payments by claim content (BIN|PCN|NPI|Rx|fill|date of service), on every node. */
   readonly payments = new Map<string, number>();
   /** Times each fault window fired. */
   readonly faultsFired: number[];
@@ -106,6 +108,11 @@ export class VendorModel {
       else open.push(i);
     }
     return open ?? NONE_OPEN;
+  }
+
+  /** A client-side fault window (a restart, a resubmission) that the runner carried out. */
+  fired(window: number): void {
+    this.faultsFired[window]!++;
   }
 
   /** Requests the node would still take now. */
@@ -181,6 +188,9 @@ export class VendorModel {
     const key = req.headers['idempotency-key'] ?? '';
     const store = this.#storeOf(node);
     const stored = store.get(key);
+    const gateway = this.#fault('gateway-timeout', node, open) !== undefined;
+    if (stored !== undefined && gateway)
+      return json(this.#random() < 0.7 ? 504 : 502, { error: 'gateway' }, quotaHeaders);
     if (stored !== undefined) {
       this.#count('200');
       return {
@@ -219,10 +229,11 @@ export class VendorModel {
     const answer = this.#adjudicate(claim, productId);
     store.set(key, answer);
     if (answer.includes('"112-AN":"P"')) {
-      const dot = key.indexOf('.');
-      const identity = dot < 0 ? key : key.slice(0, dot);
+      const identity = `${claim['101-A1']}|${claim['104-A4']}|${claim['201-B1']}|${claim['402-D2']}|${claim['403-D3']}|${claim['401-D1']}`;
       this.payments.set(identity, (this.payments.get(identity) ?? 0) + 1);
     }
+    // It paid (or rejected); its gateway gave up waiting and says so.
+    if (gateway) return json(this.#random() < 0.7 ? 504 : 502, { error: 'gateway' }, quotaHeaders);
     // It paid; now it may lose the answer.
     if (this.#fault('ambiguous-commit', node, open) !== undefined)
       return this.#net('reset', this.#random() < 0.5 ? { kind: 'reset', delayMs } : { kind: 'hang' });
