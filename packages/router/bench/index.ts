@@ -100,6 +100,7 @@ const raw = (i: number) =>
 const router = createRouter({
   nodes: [{ name: 'primary', url }],
   idempotencySecret: SECRET,
+  ledger: new MemoryLedger(),
   limiter: createLimiter({ account: { ratePerSecond: HUGE, burst: HUGE } }),
   audit: noopAudit,
 });

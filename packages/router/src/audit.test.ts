@@ -7,6 +7,7 @@ import { createLimiter } from '@rxgate/ratelimit';
 import { seededRandom, VirtualClock } from '@rxgate/testkit';
 import { JsonlAuditLog, replayAudit } from './audit.js';
 import { clientCredentials } from './credentials.js';
+import { MemoryLedger } from './ledger.js';
 import { createRouter } from './router.js';
 import { fakeVendor } from './test-support/fake-vendor.js';
 import { rawClaim, SECRET } from './test-support/fixtures.js';
@@ -27,6 +28,7 @@ describe('audit log', () => {
       sharedIdempotency: false,
     });
     const router = createRouter({
+      ledger: new MemoryLedger(),
       nodes: [{ name: 'primary', url: 'http://p.test' }],
       idempotencySecret: SECRET,
       transport: functionTransport(vendor.handle),

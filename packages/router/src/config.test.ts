@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isRouterError, RouterConfigError } from './errors.js';
+import { MemoryLedger } from './ledger.js';
 import { createRouter, type RouterOptions } from './router.js';
 import { SECRET } from './test-support/fixtures.js';
 
@@ -19,7 +20,12 @@ describe('createRouter validates its options, naming the bad one', () => {
   for (const [i, [option, override]] of cases.entries()) {
     it(`${option} (case ${i + 1})`, () => {
       assert.throws(
-        () => createRouter({ ...base, ...override } as RouterOptions),
+        () =>
+          createRouter({
+            ledger: new MemoryLedger(),
+            ...base,
+            ...override,
+          } as RouterOptions),
         (e: unknown) => e instanceof RouterConfigError && isRouterError(e) && e.option === option,
       );
     });

@@ -60,6 +60,7 @@ const paidTwice = (paid: Map<string, number>) => [...paid].filter(([, n]) => n >
 function options(extra: Partial<RouterOptions> & Pick<RouterOptions, 'nodes'>): RouterOptions {
   return {
     idempotencySecret: SECRET,
+    ledger: new MemoryLedger(),
     transport: undiciTransport({ connectTimeoutMs: 300, readTimeoutMs: 2000 }),
     limiter: createLimiter({ account: { ratePerSecond: 1000, burst: 100 } }),
     retry: { baseMs: 5, capMs: { pos: 20, batch: 20 } },

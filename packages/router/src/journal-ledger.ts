@@ -43,31 +43,45 @@ export class JournalLedger implements Ledger {
   readonly #claims = new Map<string, Entry>();
   #appended = 0;
   #compacting: Promise<void> | undefined;
+  /** The replay: every method waits for it (it is done before the first claim is admitted). */
+  readonly #ready: Promise<void>;
+  #replayed = false;
 
-  private constructor(journal: Journal, o: JournalLedgerOptions) {
+  /**
+   * The ledger over `journal`, replayed in the background; its methods wait for the replay.
+   * {@link JournalLedger.open} returns it replayed (and fails if the journal cannot be read).
+   */
+  constructor(journal: Journal, options: JournalLedgerOptions = {}) {
     this.#journal = journal;
-    this.#clock = o.clock ?? systemClock;
-    this.#retainMs = o.retainFinishedMs ?? 7 * 24 * 3600 * 1000;
-    this.#compactAfter = o.compactAfterLines ?? 10_000;
+    this.#clock = options.clock ?? systemClock;
+    this.#retainMs = options.retainFinishedMs ?? 7 * 24 * 3600 * 1000;
+    this.#compactAfter = options.compactAfterLines ?? 10_000;
+    this.#ready = this.#replay().then(() => {
+      this.#replayed = true;
+    });
+    // A failed replay is answered at each call (the router then sends nothing).
+    this.#ready.catch(() => undefined);
   }
 
   /** Replays `journal` (dropping what compaction would drop) and returns the ledger. */
   static async open(journal: Journal, options: JournalLedgerOptions = {}): Promise<JournalLedger> {
     const ledger = new JournalLedger(journal, options);
-    const lines = await journal.read();
-    let corrupt = 0;
+    await ledger.#ready;
+    return ledger;
+  }
+
+  async #replay(): Promise<void> {
+    const lines = await this.#journal.read();
     for (const text of lines) {
       let line: Line;
       try {
         line = JSON.parse(text) as Line;
       } catch {
-        corrupt++;
-        continue;
+        continue; // compaction below drops it
       }
-      ledger.#apply(line);
+      this.#apply(line);
     }
-    if (corrupt > 0 || lines.length > 0) await ledger.#compact();
-    return ledger;
+    if (lines.length > 0) await this.#compact();
   }
 
   #apply(line: Line): void {
@@ -90,6 +104,7 @@ export class JournalLedger implements Ledger {
   }
 
   begin(identity: string): Promise<Admission> {
+    if (!this.#replayed) return this.#ready.then(() => this.begin(identity));
     const e = this.#entry(identity);
     if (e.outcome !== undefined) return Promise.resolve({ kind: 'done', outcome: e.outcome });
     if (e.owned) {
@@ -177,6 +192,7 @@ export class JournalLedger implements Ledger {
   }
 
   async close(): Promise<void> {
+    await this.#ready.catch(() => undefined);
     await this.#compacting;
     await this.#journal.close();
   }

@@ -15,7 +15,9 @@ import type { Crosswalk } from './crosswalk.js';
 import { type DeadLetterQueue, MemoryDeadLetterQueue } from './dead-letters.js';
 import type { Lane } from './decide.js';
 import { RouterConfigError } from './errors.js';
-import { type Ledger, MemoryLedger } from './ledger.js';
+import { FileJournal } from './journal.js';
+import { JournalLedger } from './journal-ledger.js';
+import type { Ledger } from './ledger.js';
 import { MemoryNegativeCache, type NegativeCache } from './negative-cache.js';
 import type { Logger, Metrics, RouterEvent } from './telemetry.js';
 import { type Transport, undiciTransport } from './transport.js';
@@ -87,11 +89,17 @@ export interface RouterOptions {
   readonly deadLetters?: DeadLetterQueue;
   /**
    * Where each claim may be committed, written ahead of every send, and finished outcomes.
-   * `MemoryLedger` (the default) is lost with the process: give a `JournalLedger` (see
-   * `openFileLedger`) to survive restarts, or the Redis ledger when processes share a quota.
-   * @default new MemoryLedger()
+   * By default a durable file ledger at `ledgerPath` (survives kill -9); `MemoryLedger` for
+   * tests and simulations (lost with the process); the Redis ledger when processes share a quota.
+   * @default new JournalLedger(new FileJournal(ledgerPath))
    */
   readonly ledger?: Ledger;
+  /**
+   * The default ledger's file (JSON lines; its directory is made when missing). One process
+   * per file. Ignored when `ledger` is given.
+   * @default '.rxgate/ledger.jsonl' (under the working directory)
+   */
+  readonly ledgerPath?: string;
   readonly negativeCache?: NegativeCache;
   /** @default 600_000 (10 min) */
   readonly negativeCacheTtlMs?: number;
@@ -219,7 +227,9 @@ export function resolveOptions(options: RouterOptions): Resolved {
     auditBacklogLimit: backlogLimit,
     auditRetryBaseMs: retryBaseMs,
     deadLetters: options.deadLetters ?? new MemoryDeadLetterQueue(),
-    ledger: options.ledger ?? new MemoryLedger(),
+    ledger:
+      options.ledger ??
+      new JournalLedger(new FileJournal(options.ledgerPath ?? '.rxgate/ledger.jsonl'), { clock }),
     negativeCache: options.negativeCache ?? new MemoryNegativeCache(clock),
     negativeTtlMs: options.negativeCacheTtlMs ?? 600_000,
     transport: options.transport ?? undiciTransport(),

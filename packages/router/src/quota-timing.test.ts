@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import type { Lease, LimiterAcquireOptions, QuotaSignal } from '@rxgate/ratelimit';
 import { VirtualClock } from '@rxgate/testkit';
 import { MemoryAuditLog } from './audit.js';
+import { MemoryLedger } from './ledger.js';
 import { createRouter, type RouterLimiter } from './router.js';
 import { rawClaim, SECRET } from './test-support/fixtures.js';
 import { functionTransport, type WireResponse } from './transport.js';
@@ -33,6 +34,7 @@ describe('quota signals', () => {
     const clock = new VirtualClock();
     const { limiter, seen } = recordingLimiter(false);
     const router = createRouter({
+      ledger: new MemoryLedger(),
       nodes: [{ name: 'primary', url: 'http://p.test' }],
       idempotencySecret: SECRET,
       clock,
@@ -57,6 +59,7 @@ describe('quota signals', () => {
     const { limiter, seen } = recordingLimiter(true);
     let delay = 500;
     const router = createRouter({
+      ledger: new MemoryLedger(),
       nodes: [{ name: 'primary', url: 'http://p.test' }],
       idempotencySecret: SECRET,
       clock,
@@ -93,6 +96,7 @@ describe('the synchronous in-process path', () => {
       },
     };
     const router = createRouter({
+      ledger: new MemoryLedger(),
       nodes: [{ name: 'primary', url: 'http://p.test' }],
       idempotencySecret: SECRET,
       clock: counting,

@@ -9,6 +9,7 @@ import { MemoryAuditLog } from './audit.js';
 import { clientCredentials } from './credentials.js';
 import { crosswalkSnapshot } from './crosswalk.js';
 import { MemoryDeadLetterQueue } from './dead-letters.js';
+import { MemoryLedger } from './ledger.js';
 import { createRouter, type RouterOptions } from './router.js';
 import { rawClaim, SECRET } from './test-support/fixtures.js';
 import { type LoopbackServer, serve } from './test-support/msw-server.js';
@@ -35,6 +36,7 @@ async function setup(extra: Partial<RouterOptions> = {}, withSecondary = false) 
   const deadLetters = new MemoryDeadLetterQueue();
   const transport = undiciTransport({ readTimeoutMs: 2000, connectTimeoutMs: 500 });
   const router = createRouter({
+    ledger: new MemoryLedger(),
     nodes: [{ name: 'primary', url: p.server.url }, ...(s ? [{ name: 'secondary', url: s.server.url }] : [])],
     idempotencySecret: SECRET,
     audit,
@@ -150,6 +152,7 @@ describe('router over HTTP: verdict branches', () => {
     const s = await vendorNode();
     const breakers = createBreakers({ defaults: { policy: { kind: 'consecutive', threshold: 2 } } });
     const router = createRouter({
+      ledger: new MemoryLedger(),
       nodes: [
         { name: 'primary', url: 'http://127.0.0.1:1' },
         { name: 'secondary', url: s.server.url },
@@ -247,6 +250,7 @@ describe('router over HTTP: verdict branches', () => {
       clock: systemClock,
     });
     const router = createRouter({
+      ledger: new MemoryLedger(),
       nodes: [{ name: 'primary', url: p.server.url }],
       idempotencySecret: SECRET,
       transport,

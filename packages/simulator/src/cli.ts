@@ -40,6 +40,8 @@ Options for run:
   --report F.html          also write the HTML report to F (one self-contained page)
   --log-file F             write the router's log lines (JSON lines) to F
   --audit-file F           write the audit log (JSON lines) to F
+  --ledger F               target mode: the router's durable ledger (default .rxgate/target-ledger.jsonl);
+                           a run killed and started again never pays a claim twice
   --store redis://H:P      a shared store: quota, ledger and negative cache in Redis (real time)
   --workers N              N processes sharing the quota through --store (loopback HTTP)
   --no-progress            no progress bar (there is none in pipes anyway)
@@ -82,6 +84,7 @@ async function main(argv: string[]): Promise<number> {
       out: { type: 'string' },
       'log-file': { type: 'string' },
       'audit-file': { type: 'string' },
+      ledger: { type: 'string' },
       'no-progress': { type: 'boolean' },
       store: { type: 'string' },
       report: { type: 'string' },
@@ -218,6 +221,7 @@ async function main(argv: string[]): Promise<number> {
           ...(claims ? { claims, asFastAsAdmitted: values.rate === undefined } : {}),
           ...(values['log-file'] ? { logFile: values['log-file'] } : {}),
           ...(values['audit-file'] ? { auditFile: values['audit-file'] } : {}),
+          ...(values.ledger ? { ledgerFile: values.ledger } : {}),
           ...(showProgress
             ? {
                 onProgress: (p) => {

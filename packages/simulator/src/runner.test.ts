@@ -122,6 +122,7 @@ describe('runner, real HTTP', () => {
         claims,
         asFastAsAdmitted: true,
         credentials: { clientId: 'id', clientSecret: 'secret' },
+        ledgerFile: join(tmpdir(), `rxgate-ledger-${process.pid}-${Date.now()}.jsonl`),
       });
       assert.equal(r.claims, 12);
       assert.equal((r.outcomes.paid ?? 0) + (r.outcomes.rejected ?? 0), 12);

@@ -12,7 +12,9 @@ import {
   JsonlAuditLog,
   MemoryDeadLetterQueue,
   MemoryJournal,
+  MemoryLedger,
   type Outcome,
+  openFileLedger,
   type Router,
   type RouterEvent,
   type Transport,
@@ -47,6 +49,11 @@ export interface RunOptions {
   readonly logFile?: string;
   /** Write the audit log here (JSON lines, fsync at each outcome). */
   readonly auditFile?: string;
+  /**
+   * `target` mode: the router's durable ledger file. A run killed (kill -9) and started again
+   * with the same claims never pays one twice. @default '.rxgate/target-ledger.jsonl'
+   */
+  readonly ledgerFile?: string;
   /** Keep every audit record in memory for the claims that break an invariant (replay). @default true under 50,000 claims */
   readonly keepAudit?: boolean;
   /** Keep the audit trail of these claims (by correlation id) as well as of the broken ones. */
@@ -354,17 +361,19 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         }
       : transport;
     const ledger =
-      journal === undefined
-        ? undefined
-        : await JournalLedger.open(
-            {
-              read: () => journal.read(),
-              append: (lines) => (gen.dead ? NEVER : journal.append(lines)),
-              rewrite: (lines) => (gen.dead ? NEVER : journal.rewrite(lines)),
-              close: () => Promise.resolve(),
-            },
-            { clock },
-          );
+      mode === 'target' && journal === undefined
+        ? await openFileLedger(options.ledgerFile ?? '.rxgate/target-ledger.jsonl', { clock })
+        : journal === undefined
+          ? undefined
+          : await JournalLedger.open(
+              {
+                read: () => journal.read(),
+                append: (lines) => (gen.dead ? NEVER : journal.append(lines)),
+                rewrite: (lines) => (gen.dead ? NEVER : journal.rewrite(lines)),
+                close: () => Promise.resolve(),
+              },
+              { clock },
+            );
     (gen as { router: Router }).router = createRouter({
       nodes,
       sharedIdempotency: s.nodes.sharedIdempotency,
@@ -374,9 +383,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       limiter: sharedLimiter ?? limiter,
       ...(redis && redisLedger
         ? { ledger: redisLedger, negativeCache: new RedisNegativeCache(redis, `rxgate:neg:sim-${hash}`) }
-        : ledger !== undefined
-          ? { ledger }
-          : {}),
+        : { ledger: ledger ?? new MemoryLedger() }),
       breakers,
       ...(client
         ? {

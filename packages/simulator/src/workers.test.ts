@@ -31,9 +31,12 @@ describe('--store redis --workers N', { skip: !available && 'redis-server not in
       [],
     );
     assert.ok(r.claims > 100, `${r.claims} claims`);
-    // Three processes at 20/s each would send 60/s; sharing the quota, the vendor throttles nothing.
-    assert.equal(r.throttledAnswers, 0);
-    assert.equal(r.statuses['429'] ?? 0, 0);
+    // Three processes at 20/s each would send 60/s: two answers in three throttled. Sharing the
+    // quota, the vendor throttles at most a request that a late timer carried across its window
+    // edge (real time, on a machine that may be busy): under 1 % of the attempts, never a third.
+    const throttledAllowed = Math.max(1, Math.floor(r.attempts * 0.01));
+    assert.ok(r.throttledAnswers <= throttledAllowed, `${r.throttledAnswers} throttled of ${r.attempts}`);
+    assert.ok((r.statuses['429'] ?? 0) <= throttledAllowed);
     assert.deepEqual(r.invariants.paidTwice, []);
   });
 });
