@@ -71,6 +71,7 @@ export class RedisLedger implements Ledger {
   readonly #renewals = new Map<string, TimerHandle>();
   readonly #waiters = new Map<string, Set<(o: Outcome | undefined) => void>>();
   #subscribed: Promise<void> | undefined;
+  #closed = false;
 
   constructor(o: RedisLedgerOptions) {
     this.#redis = o.redis;
@@ -152,6 +153,7 @@ export class RedisLedger implements Ledger {
 
   /** Stops renewals and the subscription (leases then expire on their own). */
   async close(): Promise<void> {
+    this.#closed = true;
     for (const t of this.#renewals.values()) t.cancel();
     this.#renewals.clear();
     (this.#sub as Redis).disconnect();
@@ -165,6 +167,8 @@ export class RedisLedger implements Ledger {
   }
 
   #renew(key: string): void {
+    // A closed ledger renews nothing: its leases run out, and another process takes over.
+    if (this.#closed) return;
     const [, lease] = this.#keys(key);
     const tick = () => {
       this.#renewals.set(
