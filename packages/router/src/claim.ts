@@ -1,5 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { z } from 'zod';
+import { CLAIM_FIELDS, type ClaimField, type RawClaim } from './claim-fields.js';
 import { type FieldIssue, InvalidClaimError } from './errors.js';
 import { Phi } from './phi.js';
 
@@ -23,52 +24,56 @@ export interface CanonicalClaim {
   /** 409-D9 */ readonly ingredientCostSubmitted: Decimal;
 }
 
-const digits = (n: number, what: string) =>
-  z.string().regex(new RegExp(`^\\d{${n}}$`), `must be ${n} digits (${what})`);
 const ccyymmdd = z
   .string()
   .regex(/^\d{8}$/, 'must be a date CCYYMMDD')
   .refine(validDate, 'must be a real calendar date CCYYMMDD');
-const decimalString = (what: string, maxScale: number) =>
-  z
-    .union([z.string(), z.number()])
-    .refine((v) => typeof v === 'string', `must be a decimal string (${what}), not a number`)
-    .refine(
-      (v) => typeof v !== 'string' || new RegExp(`^\\d{1,9}(\\.\\d{1,${maxScale}})?$`).test(v),
-      `must be a non-negative decimal with at most ${maxScale} places`,
-    );
-const text = (max: number) =>
-  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
-/** The wire form: NCPDP field codes as keys (see vendor-contract.md). */
-export const rawClaimSchema = z.object({
-  '103-A3': z.enum(['B1', 'B2', 'E1'], { message: 'must be B1, B2 or E1' }),
-  '101-A1': digits(6, 'BIN'),
-  '104-A4': text(10),
-  '301-C1': text(15).optional(),
-  '302-C2': text(20),
-  '310-CA': text(35).optional(),
-  '311-CB': text(35).optional(),
-  '304-C4': ccyymmdd.optional(),
-  '201-B1': digits(10, 'NPI'),
-  '402-D2': z.string().regex(/^\d{1,12}$/, 'must be 1 to 12 digits'),
-  '403-D3': z
-    .number({ message: 'must be a number' })
-    .int('must be a whole number')
-    .min(0, 'must be 0 to 99')
-    .max(99, 'must be 0 to 99'),
-  '407-D7': digits(11, 'NDC-11'),
-  '442-E7': decimalString('quantity', 3),
-  '405-D5': z
-    .number({ message: 'must be a number' })
-    .int('must be a whole number')
-    .min(1, 'must be 1 to 999')
-    .max(999, 'must be 1 to 999'),
-  '401-D1': ccyymmdd,
-  '409-D9': decimalString('money', 2),
-});
+/** The zod rule of one field, from its format in {@link CLAIM_FIELDS}. */
+function zodOf(f: ClaimField): z.ZodType {
+  const t = f.format;
+  let rule: z.ZodType;
+  switch (t.kind) {
+    case 'enum':
+      rule = z.enum(t.values as [string, ...string[]], {
+        message: `must be ${t.values.slice(0, -1).join(', ')} or ${t.values.at(-1)}`,
+      });
+      break;
+    case 'digits':
+      rule = t.upTo
+        ? z.string().regex(new RegExp(`^\\d{1,${t.length}}$`), `must be 1 to ${t.length} digits`)
+        : z.string().regex(new RegExp(`^\\d{${t.length}}$`), `must be ${t.length} digits (${t.what})`);
+      break;
+    case 'text':
+      rule = z.string().trim().min(1, 'must not be empty').max(t.max, `must be at most ${t.max} characters`);
+      break;
+    case 'date':
+      rule = ccyymmdd;
+      break;
+    case 'int':
+      rule = z
+        .number({ message: 'must be a number' })
+        .int('must be a whole number')
+        .min(t.min, `must be ${t.min} to ${t.max}`)
+        .max(t.max, `must be ${t.min} to ${t.max}`);
+      break;
+    case 'decimal':
+      rule = z
+        .union([z.string(), z.number()])
+        .refine((v) => typeof v === 'string', `must be a decimal string (${t.what}), not a number`)
+        .refine(
+          (v) => typeof v !== 'string' || new RegExp(`^\\d{1,9}(\\.\\d{1,${t.scale}})?$`).test(v),
+          `must be a non-negative decimal with at most ${t.scale} places`,
+        );
+      break;
+  }
+  return f.required ? rule : rule.optional();
+}
 
-export type RawClaim = z.input<typeof rawClaimSchema>;
+/** The wire form: NCPDP field codes as keys, one rule per field of {@link CLAIM_FIELDS}. */
+export const rawClaimSchema = z.object(Object.fromEntries(CLAIM_FIELDS.map((f) => [f.code, zodOf(f)])));
+
+export type { RawClaim };
 
 export type ParseResult =
   | { readonly ok: true; readonly claim: CanonicalClaim }
@@ -102,26 +107,18 @@ export function safeParseClaim(raw: unknown): ParseResult {
     }
     return { ok: false, issues };
   }
-  const r = parsed.data;
-  const claim: CanonicalClaim = {
-    transactionCode: r['103-A3'],
-    bin: r['101-A1'],
-    pcn: r['104-A4'],
-    ...(r['301-C1'] === undefined ? {} : { groupId: r['301-C1'] }),
-    cardholderId: new Phi(r['302-C2']),
-    ...(r['310-CA'] === undefined ? {} : { patientFirstName: new Phi(r['310-CA']) }),
-    ...(r['311-CB'] === undefined ? {} : { patientLastName: new Phi(r['311-CB']) }),
-    ...(r['304-C4'] === undefined ? {} : { dateOfBirth: new Phi(r['304-C4']) }),
-    serviceProviderId: r['201-B1'],
-    prescriptionNumber: r['402-D2'],
-    fillNumber: r['403-D3'],
-    productId: r['407-D7'],
-    quantityDispensed: new Decimal(r['442-E7'] as string),
-    daysSupply: r['405-D5'],
-    dateOfService: r['401-D1'],
-    ingredientCostSubmitted: new Decimal(r['409-D9'] as string),
-  };
-  return { ok: true, claim };
+  return { ok: true, claim: build(parsed.data as Record<string, unknown>) };
+}
+
+/** The claim from wire values already checked: PHI wrapped, decimals as `Decimal`. */
+function build(r: Record<string, unknown>): CanonicalClaim {
+  const claim: Record<string, unknown> = {};
+  for (const f of CLAIM_FIELDS) {
+    const v = r[f.code];
+    if (v === undefined) continue;
+    claim[f.name] = f.phi ? new Phi(v as string) : f.format.kind === 'decimal' ? new Decimal(v as string) : v;
+  }
+  return claim as unknown as CanonicalClaim;
 }
 
 /** Validates a raw claim, or throws {@link InvalidClaimError} naming every bad field. */
@@ -131,26 +128,20 @@ export function parseClaim(raw: unknown): CanonicalClaim {
   return r.claim;
 }
 
+/** The wire value of one field of a claim (PHI revealed, decimals at the field's scale). */
+function wireValue(f: ClaimField, v: unknown): string | number {
+  if (v instanceof Phi) return v.reveal();
+  if (f.format.kind === 'decimal') return decimalFixed(v as Decimal, f.format.scale);
+  return v as string | number;
+}
+
 /** The wire form of a claim (decimal strings, PHI revealed): for the request body only. */
 export function toWire(claim: CanonicalClaim, productId = claim.productId): Record<string, string | number> {
-  const body: Record<string, string | number> = {
-    '103-A3': claim.transactionCode,
-    '101-A1': claim.bin,
-    '104-A4': claim.pcn,
-    '302-C2': claim.cardholderId.reveal(),
-    '201-B1': claim.serviceProviderId,
-    '402-D2': claim.prescriptionNumber,
-    '403-D3': claim.fillNumber,
-    '407-D7': productId,
-    '442-E7': claim.quantityDispensed.toFixed(3),
-    '405-D5': claim.daysSupply,
-    '401-D1': claim.dateOfService,
-    '409-D9': claim.ingredientCostSubmitted.toFixed(2),
-  };
-  if (claim.groupId !== undefined) body['301-C1'] = claim.groupId;
-  if (claim.patientFirstName !== undefined) body['310-CA'] = claim.patientFirstName.reveal();
-  if (claim.patientLastName !== undefined) body['311-CB'] = claim.patientLastName.reveal();
-  if (claim.dateOfBirth !== undefined) body['304-C4'] = claim.dateOfBirth.reveal();
+  const body: Record<string, string | number> = {};
+  for (const f of CLAIM_FIELDS) {
+    const v = f.name === 'productId' ? productId : claim[f.name];
+    if (v !== undefined) body[f.code] = wireValue(f, v);
+  }
   return body;
 }
 
@@ -161,37 +152,13 @@ export function toWire(claim: CanonicalClaim, productId = claim.productId): Reco
 export function wireBody(claim: CanonicalClaim, productId = claim.productId): string {
   // Joined, not concatenated: a template literal leaves a tree of string pieces that every
   // reader of the body walks again (the simulator's vendor scanned it 2.5 times slower).
-  const parts = [
-    '{"103-A3":',
-    q(claim.transactionCode),
-    ',"101-A1":',
-    q(claim.bin),
-    ',"104-A4":',
-    q(claim.pcn),
-    ',"302-C2":',
-    q(claim.cardholderId.reveal()),
-    ',"201-B1":',
-    q(claim.serviceProviderId),
-    ',"402-D2":',
-    q(claim.prescriptionNumber),
-    ',"403-D3":',
-    n(claim.fillNumber),
-    ',"407-D7":',
-    q(productId),
-    ',"442-E7":"',
-    decimalFixed(claim.quantityDispensed, 3),
-    '","405-D5":',
-    n(claim.daysSupply),
-    ',"401-D1":',
-    q(claim.dateOfService),
-    ',"409-D9":"',
-    decimalFixed(claim.ingredientCostSubmitted, 2),
-    '"',
-  ];
-  if (claim.groupId !== undefined) parts.push(',"301-C1":', q(claim.groupId));
-  if (claim.patientFirstName !== undefined) parts.push(',"310-CA":', q(claim.patientFirstName.reveal()));
-  if (claim.patientLastName !== undefined) parts.push(',"311-CB":', q(claim.patientLastName.reveal()));
-  if (claim.dateOfBirth !== undefined) parts.push(',"304-C4":', q(claim.dateOfBirth.reveal()));
+  const parts: string[] = [];
+  for (const f of CLAIM_FIELDS) {
+    const v = f.name === 'productId' ? productId : claim[f.name];
+    if (v === undefined) continue;
+    const w = wireValue(f, v);
+    parts.push(parts.length === 0 ? '{"' : ',"', f.code, '":', typeof w === 'number' ? n(w) : q(w));
+  }
   parts.push('}');
   return parts.join('');
 }
@@ -254,77 +221,50 @@ function validDate(s: string): boolean {
   return y >= 1900 && date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
-const D6 = /^\d{6}$/;
-const D10 = /^\d{10}$/;
-const D11 = /^\d{11}$/;
-const RX = /^\d{1,12}$/;
-const QTY = /^\d{1,9}(\.\d{1,3})?$/;
-const MONEY = /^\d{1,9}(\.\d{1,2})?$/;
+// Fast checks per format, exactly what the schema would accept unchanged (trimmed text only).
+const DIGITS = new Map<string, RegExp>();
+const DECIMALS = new Map<number, RegExp>();
 const DATE = /^\d{8}$/;
-
-// Text the schema would accept unchanged: trimmed already, 1..max characters.
-const text1 = (v: unknown, max: number): v is string =>
-  typeof v === 'string' && v.length >= 1 && v.length <= max && v.trim() === v;
-const date1 = (v: unknown): v is string => typeof v === 'string' && DATE.test(v) && validDate(v);
+function fastOk(f: ClaimField, v: unknown): boolean {
+  const t = f.format;
+  switch (t.kind) {
+    case 'enum':
+      return typeof v === 'string' && t.values.includes(v);
+    case 'digits': {
+      const key = `${t.length}${t.upTo ? '+' : ''}`;
+      let re = DIGITS.get(key);
+      if (re === undefined) {
+        re = new RegExp(t.upTo ? `^\\d{1,${t.length}}$` : `^\\d{${t.length}}$`);
+        DIGITS.set(key, re);
+      }
+      return typeof v === 'string' && re.test(v);
+    }
+    case 'text':
+      return typeof v === 'string' && v.length >= 1 && v.length <= t.max && v.trim() === v;
+    case 'date':
+      return typeof v === 'string' && DATE.test(v) && validDate(v);
+    case 'int':
+      return typeof v === 'number' && Number.isInteger(v) && v >= t.min && v <= t.max;
+    case 'decimal': {
+      let re = DECIMALS.get(t.scale);
+      if (re === undefined) {
+        re = new RegExp(`^\\d{1,9}(\\.\\d{1,${t.scale}})?$`);
+        DECIMALS.set(t.scale, re);
+      }
+      return typeof v === 'string' && re.test(v);
+    }
+  }
+}
 
 /**
- * The schema's rules, checked by hand for the common, valid claim (no trimming needed, every
- * field right). Returns undefined whenever zod might answer differently: zod then decides.
+ * The schema's rules, checked field by field from the same table for the common, valid claim
+ * (no trimming needed, every field right). Returns undefined whenever zod might answer
+ * differently: zod then decides.
  */
 export function fastParse(r: Record<string, unknown>): CanonicalClaim | undefined {
-  const tc = r['103-A3'];
-  if (tc !== 'B1' && tc !== 'B2' && tc !== 'E1') return undefined;
-  const bin = r['101-A1'];
-  const pcn = r['104-A4'];
-  const group = r['301-C1'];
-  const cardholder = r['302-C2'];
-  const first = r['310-CA'];
-  const last = r['311-CB'];
-  const dob = r['304-C4'];
-  const npi = r['201-B1'];
-  const rx = r['402-D2'];
-  const fill = r['403-D3'];
-  const ndc = r['407-D7'];
-  const qty = r['442-E7'];
-  const days = r['405-D5'];
-  const dos = r['401-D1'];
-  const cost = r['409-D9'];
-  if (
-    !(typeof bin === 'string' && D6.test(bin)) ||
-    !text1(pcn, 10) ||
-    (group !== undefined && !text1(group, 15)) ||
-    !text1(cardholder, 20) ||
-    (first !== undefined && !text1(first, 35)) ||
-    (last !== undefined && !text1(last, 35)) ||
-    (dob !== undefined && !date1(dob)) ||
-    !(typeof npi === 'string' && D10.test(npi)) ||
-    !(typeof rx === 'string' && RX.test(rx)) ||
-    !(typeof fill === 'number' && Number.isInteger(fill) && fill >= 0 && fill <= 99) ||
-    !(typeof ndc === 'string' && D11.test(ndc)) ||
-    !(typeof qty === 'string' && QTY.test(qty)) ||
-    !(typeof days === 'number' && Number.isInteger(days) && days >= 1 && days <= 999) ||
-    !date1(dos) ||
-    !(typeof cost === 'string' && MONEY.test(cost))
-  ) {
-    return undefined;
+  for (const f of CLAIM_FIELDS) {
+    const v = r[f.code];
+    if (v === undefined ? f.required : !fastOk(f, v)) return undefined;
   }
-  const claim: { -readonly [K in keyof CanonicalClaim]: CanonicalClaim[K] } = {
-    transactionCode: tc,
-    bin,
-    pcn,
-    cardholderId: new Phi(cardholder),
-    serviceProviderId: npi,
-    prescriptionNumber: rx,
-    fillNumber: fill,
-    productId: ndc,
-    quantityDispensed: new Decimal(qty),
-    daysSupply: days,
-    dateOfService: dos,
-    ingredientCostSubmitted: new Decimal(cost),
-  };
-  if (group !== undefined) claim.groupId = group;
-  if (first !== undefined) claim.patientFirstName = new Phi(first);
-  if (last !== undefined) claim.patientLastName = new Phi(last);
-  if (dob !== undefined) claim.dateOfBirth = new Phi(dob);
-  return claim;
+  return build(r);
 }
