@@ -99,12 +99,21 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
   let verdict: Verdict;
   let answered: number;
   try {
-    r.arm();
-    const response: WireResponse = await o.transport.send(
+    const sent = o.transport.send(
       node,
       { method: 'POST', path: '/adjudicate', headers, body: r.body },
       r.signal,
     );
+    // The deadline must be able to cut a request in flight; an in-process transport that
+    // answered at once has settled after one microtask, and needs no timer.
+    let settled = false;
+    const mark = () => {
+      settled = true;
+    };
+    sent.then(mark, mark);
+    await undefined;
+    if (!settled) r.arm();
+    const response: WireResponse = await sent;
     answered = o.clock.now();
     verdict = classify(response, {
       now: answered,
