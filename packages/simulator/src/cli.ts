@@ -223,12 +223,44 @@ async function main(argv: string[]): Promise<number> {
   const showProgress = !values['no-progress'] && !values.json && process.stderr.isTTY === true;
   const wall0 = performance.now();
   let lastDraw = Number.NEGATIVE_INFINITY;
+  const draw = (
+    p: { settled: number; submitted: number; total: number | undefined; elapsedMs: number },
+    counting: 'claims' | 'requests' = 'claims',
+  ) => {
+    const now = performance.now();
+    if (now - lastDraw < 100) return;
+    lastDraw = now;
+    const width = process.stderr.columns ?? 80;
+    const line = progressLine(
+      {
+        settled: p.settled,
+        submitted: p.submitted,
+        totalClaims: p.total,
+        elapsedMs: p.elapsedMs,
+        durationMs: overridden.traffic.durationMs,
+        wallMs: now - wall0,
+        timeLabel: mode === 'virtual' ? 'simulated' : 'elapsed',
+        counting,
+      },
+      width - 1,
+    );
+    process.stderr.write(`\r\x1b[2K${line}`);
+  };
   const result =
     workers !== undefined
       ? await runWorkers(overridden, {
           workers,
           store: values.store!,
           cliPath: fileURLToPath(import.meta.url),
+          ...(showProgress
+            ? {
+                onProgress: (p) =>
+                  draw(
+                    { settled: p.requests, submitted: p.requests, total: undefined, elapsedMs: p.elapsedMs },
+                    'requests',
+                  ),
+              }
+            : {}),
         })
       : await runScenario(overridden, {
           ...(values.store ? { store: values.store } : {}),
@@ -248,25 +280,7 @@ async function main(argv: string[]): Promise<number> {
           ...(values['audit-file'] ? { auditFile: values['audit-file'] } : {}),
           ...(showProgress
             ? {
-                onProgress: (p) => {
-                  const now = performance.now();
-                  if (now - lastDraw < 100) return;
-                  lastDraw = now;
-                  const width = process.stderr.columns ?? 80;
-                  const line = progressLine(
-                    {
-                      settled: p.settled,
-                      submitted: p.submitted,
-                      totalClaims: p.total,
-                      elapsedMs: p.elapsedMs,
-                      durationMs: overridden.traffic.durationMs,
-                      wallMs: now - wall0,
-                      timeLabel: mode === 'virtual' ? 'simulated' : 'elapsed',
-                    },
-                    width - 1,
-                  );
-                  process.stderr.write(`\r\x1b[2K${line}`);
-                },
+                onProgress: (p) => draw(p),
               }
             : {}),
         });

@@ -72,6 +72,8 @@ export interface ProgressState {
   readonly wallMs: number;
   /** `simulated` in virtual time, `elapsed` in real time. */
   readonly timeLabel: 'simulated' | 'elapsed';
+  /** What is counted. @default 'claims' */
+  readonly counting?: 'claims' | 'requests';
 }
 
 /** How far the run is, 0 to 1: by claims or by time, whichever end it is nearer. */
@@ -92,17 +94,18 @@ export function progressLine(p: ProgressState, width: number): string {
   const f = progressFraction(p);
   const wallS = p.wallMs / 1000;
   const rate = wallS > 0 ? p.settled / wallS : 0;
+  const what = p.counting ?? 'claims';
   const parts = [
     `${Math.floor(f * 100)
       .toString()
       .padStart(3)}%`,
     p.totalClaims
-      ? `${p.settled.toLocaleString('en')}/${p.totalClaims.toLocaleString('en')} claims`
-      : `${p.settled.toLocaleString('en')} claims`,
+      ? `${p.settled.toLocaleString('en')}/${p.totalClaims.toLocaleString('en')} ${what}`
+      : `${p.settled.toLocaleString('en')} ${what}`,
     p.durationMs
       ? `${formatDuration(p.elapsedMs)}/${formatDuration(p.durationMs)} ${p.timeLabel}`
       : `${formatDuration(p.elapsedMs)} ${p.timeLabel}`,
-    `${formatRate(rate)} claims/s`,
+    `${formatRate(rate)} ${what}/s`,
     `ETA ${f >= 1 ? '0s' : f > 0.005 && wallS > 0 ? formatDuration((p.wallMs * (1 - f)) / f) : '…'}`,
   ];
   // Dropped first when narrow: the rate, then the time, then the count.
