@@ -132,10 +132,17 @@ describe('rxgate-sim in a terminal (tmux)', { skip: !haveTmux && 'tmux is not in
     for (const line of t.lines) assert.ok(visibleWidth(line) <= 70, `wider than 70 columns: ${line}`);
   });
 
-  it('bare, it prints help fitted to a narrow terminal', async () => {
+  it('bare, it prints help fitted to a narrow terminal; list continues descriptions under themselves', async () => {
     const t = await inTerminal([], 50);
     assert.equal(t.status, 0);
     assert.ok(t.lines.includes('Usage:'), t.lines.join('\n'));
     for (const line of t.lines) assert.ok(visibleWidth(line) <= 50, `wider than 50 columns: ${line}`);
+    const list = await inTerminal(['list'], 72);
+    assert.equal(list.status, 0);
+    for (const line of list.lines) {
+      assert.ok(visibleWidth(line) <= 72, `wider than 72 columns: ${line}`);
+      assert.match(line, /^([a-z0-9-]+ +| {27})\S/, `neither a scenario nor its description: ${line}`);
+    }
+    assert.ok(list.lines.length > 9, 'descriptions wrapped');
   });
 });

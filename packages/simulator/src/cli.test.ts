@@ -50,6 +50,14 @@ describe('rxgate-sim', () => {
     assert.doesNotMatch(r.stderr, /p99_ms<800/);
   });
 
+  it('a reader that leaves early (| head) gets no EPIPE trace', () => {
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" --import tsx "${cli}" list | head -1`], {
+      encoding: 'utf8',
+    });
+    assert.match(r.stdout, /^pharmacy-day +A whole day/);
+    assert.doesNotMatch(r.stderr, /EPIPE|Error/);
+  });
+
   it('says where the reports went, last', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rxgate-sim-out-'));
     const r = sim(

@@ -109,17 +109,19 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'list') {
-    const lines: string[] = [];
+    // On a terminal, a description continues under itself, not under the name.
+    const room = columns === undefined ? undefined : columns - 27;
     for (const n of SCENARIO_NAMES) {
-      const s = await loadScenario(n);
-      lines.push(`${n.padEnd(26)} ${s.description}`);
+      const { description } = await loadScenario(n);
+      const line =
+        room === undefined || room < 30
+          ? fitToWidth(`${n.padEnd(26)} ${description}`, columns)
+          : `${n.padEnd(26)} ${fitToWidth(description, room)
+              .split('\n')
+              .map((l) => l.trimStart())
+              .join(`\n${' '.repeat(27)}`)}`;
+      process.stdout.write(`${line}\n`);
     }
-    // Continued lines indented under the description.
-    const width = columns ?? Number.POSITIVE_INFINITY;
-    for (const line of lines)
-      process.stdout.write(
-        `${width === Number.POSITIVE_INFINITY ? line : fitToWidth(line, width).replaceAll('\n  ', `\n${' '.repeat(27)}`)}\n`,
-      );
     return 0;
   }
   if (command === 'worker') {
@@ -355,6 +357,12 @@ async function replay(
   process.stdout.write(`${fitToWidth(formatTimeline(result, claims), columns)}\n`);
   return report.ok ? 0 : 1;
 }
+
+// `rxgate-sim list | head -3`: the reader left; nothing more to say, and no trace about it.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+});
 
 main(process.argv.slice(2)).then(
   (code) => {
