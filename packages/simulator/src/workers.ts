@@ -122,12 +122,9 @@ export async function runWorkers(
     return out;
   };
   const latency = { all: new HdrHistogram(), pos: new HdrHistogram(), batch: new HdrHistogram() };
-  for (const w of summaries) {
-    for (const lane of ['all', 'pos', 'batch'] as const) {
-      for (const [upper, count] of w.latency[lane])
-        latency[lane].add(Math.min(upper, w.latencyMax[lane]), count);
-    }
-  }
+  for (const w of summaries)
+    for (const lane of ['all', 'pos', 'batch'] as const)
+      latency[lane].merge(w.latency[lane], w.latencyMax[lane]);
   const faultsFired = [...model.faultsFired];
   return {
     scenario: s,
