@@ -375,7 +375,9 @@ main(process.argv.slice(2)).then(
       );
       process.exitCode = 2;
     } else if (e instanceof Error && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${e.message}\n\n${HELP}\n`);
+      process.stderr.write(
+        `${e.message}\n\n${fitToWidth(HELP, process.stderr.isTTY ? process.stderr.columns : undefined)}\n`,
+      );
       process.exitCode = 2;
     } else {
       process.stderr.write(`rxgate-sim: ${e instanceof Error ? e.message : String(e)}\n`);
