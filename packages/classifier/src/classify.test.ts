@@ -1,5 +1,5 @@
-// Cases written from shared/DESIGN.md (the verdict table), shared/vendor-contract.md and
-// shared/ncpdp-reject-codes.md (the groups), one per row and per group.
+// Cases written from docs/vendor-contract.md (one per status and verdict) and
+// docs/reject-codes.md (the groups), one per row and per group.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createCatalogue } from './catalogue.js';

@@ -79,6 +79,50 @@ describe('parseQuota', () => {
     );
   });
 
+  describe('RateLimit and RateLimit-Policy as RFC 9651 structured fields', () => {
+    const q = (ratelimit: string, policy?: string) =>
+      parseQuota(
+        { ratelimit, ...(policy === undefined ? {} : { 'ratelimit-policy': policy }) },
+        { now: NOW },
+      );
+
+    it('a quoted parameter holding ";" and "=" is one string, not more parameters', () => {
+      // A splitter on ";" reads t from the comment ('1"'), loses it, and keeps 42 remaining.
+      assert.deepEqual(q('"default";r=42;t=7;note="r=0;t=1"', '"default";q=100;w=10'), {
+        limit: 100,
+        remaining: 42,
+        resetSeconds: 7,
+      });
+    });
+
+    it('an escaped quote in a policy name does not swallow the next policy', () => {
+      // A splitter that flips "quoted" at every '"' joins the two items, and the second one's
+      // r=50 overwrites the first one's r=0: an exhausted quota read as 50 left.
+      assert.deepEqual(q('"tier \\"gold\\"";r=0;t=9, "burst";r=50;t=1'), { remaining: 0, resetSeconds: 9 });
+    });
+
+    it('a quoted comma in a parameter of the policy keeps the policies apart', () => {
+      assert.deepEqual(
+        q('"a";r=5;t=60, "b";r=40;t=1', '"a";q=10;w=60;comment="per user, per hour", "b";q=50;w=1'),
+        { limit: 10, remaining: 5, resetSeconds: 60 },
+      );
+    });
+
+    it('reads token names, decimals, boolean and byte-sequence parameters, and a partition key', () => {
+      assert.deepEqual(q('default;r=3;t=2.5;pk=:cHJvZ3JhbTE=:;x', 'default;q=10;w=10'), {
+        limit: 10,
+        remaining: 3,
+        resetSeconds: 2.5,
+      });
+    });
+
+    it('what the parser refuses is still read leniently, as before', () => {
+      // Upper-case keys and spaces around "=" are not RFC 9651, but vendors send them.
+      assert.deepEqual(q('"default"; R=1; r = 4; t = 3'), { remaining: 4, resetSeconds: 3 });
+      assert.equal(q(';;;'), undefined);
+    });
+  });
+
   it('ignores malformed values and never throws', () => {
     assert.equal(
       parseQuota({ 'x-ratelimit-remaining': 'lots', ratelimit: ';;;', 'retry-after': 'soon' }, { now: NOW }),

@@ -1,3 +1,4 @@
+import { type BareItem, type List, parseList, Token } from 'structured-headers';
 import { type HeaderInput, type HeaderReader, headerReader } from './headers.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -183,10 +184,50 @@ interface SfItem {
 // Vendors repeat the same field values; parsing each distinct one once keeps this off the hot path.
 const sfCache = new Map<string, readonly SfItem[]>();
 
-/** A structured-field list of items with parameters: `"name";k=v;k2="v", token;k=v`. */
+/**
+ * A structured-field list of items with parameters, `"name";k=v;k2="v", token;k=v`, read as
+ * RFC 9651 says (quoted strings, escapes, byte sequences, decimals) by `structured-headers`.
+ * A value it refuses is read leniently after it, as vendors' near-misses deserve (spaces
+ * around "=", upper-case keys): split on unquoted "," and ";".
+ */
 function parseSfList(s: string): readonly SfItem[] {
   const cached = sfCache.get(s);
   if (cached !== undefined) return cached;
+  let items: SfItem[];
+  try {
+    items = fromStructured(parseList(s));
+  } catch {
+    items = parseLenient(s);
+  }
+  if (sfCache.size >= 1024) sfCache.clear();
+  sfCache.set(s, items);
+  return items;
+}
+
+function fromStructured(list: List): SfItem[] {
+  const items: SfItem[] = [];
+  for (const [value, parameters] of list) {
+    // An inner list names no policy; a policy is named by a string or a token.
+    if (Array.isArray(value)) continue;
+    const name = typeof value === 'string' ? value : value instanceof Token ? value.toString() : undefined;
+    if (name === undefined || name === '') continue;
+    const params = new Map<string, string>();
+    for (const [key, v] of parameters) params.set(key, bareText(v));
+    items.push({ name, params });
+  }
+  return items;
+}
+
+// Parameters as the text `num` reads: numbers as written, true as ?1, the rest as their text.
+function bareText(v: BareItem): string {
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'boolean') return v ? '?1' : '?0';
+  if (typeof v === 'string') return v;
+  if (v instanceof Token) return v.toString();
+  return '';
+}
+
+function parseLenient(s: string): SfItem[] {
   const items: SfItem[] = [];
   for (const raw of splitList(s)) {
     const parts = raw.split(';');
@@ -204,8 +245,6 @@ function parseSfList(s: string): readonly SfItem[] {
     }
     items.push({ name, params });
   }
-  if (sfCache.size >= 1024) sfCache.clear();
-  sfCache.set(s, items);
   return items;
 }
 

@@ -2,7 +2,7 @@
  * The NCPDP 511-FB reject codes rxgate knows, grouped by what a router should do with them.
  * Labels are rxgate's own short wording (the official descriptions are licensed by NCPDP to
  * its members: load them with `loadDescriptions` / `createCatalogue({ descriptions })`).
- * Source of the grouping: shared/ncpdp-reject-codes.md (VistA's reject-code file and USHIK).
+ * The grouping, and where it comes from: docs/reject-codes.md in the repository.
  */
 export type RejectGroup =
   /** Host or switch down (90, 91, 92, 95, 97, 98): retry with backoff, breaker failure, fail over. */

@@ -1,25 +1,29 @@
-#!/usr/bin/env node
 // rxgate-sim: run a scenario in virtual time, over loopback HTTP, or against a vendor's sandbox.
+// Started by bin/rxgate-sim.js, which says "build first" where this file is not built yet.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderHtml } from './html-report.js';
-import { buildReport, formatSummary } from './report.js';
+import { buildReport, formatSummary, VERSION } from './report.js';
 import { runScenario } from './runner.js';
 import { loadScenario, parseScenario, SCENARIO_NAMES, type Scenario, ScenarioError } from './scenario.js';
+import { fitToWidth, progressLine } from './terminal.js';
+import { checkThresholds, THRESHOLD_METRICS as THRESHOLD_NAMES } from './thresholds.js';
 import { formatTimeline } from './timeline.js';
 import { runWorkers, summarize } from './workers.js';
 
+const THRESHOLDS = fitToWidth(THRESHOLD_NAMES.join(', '), 76).replaceAll('\n', '\n  ');
 const HELP = `rxgate-sim — prove rxgate's policies under chaos
 
 Usage:
-  rxgate-sim run [scenario|file.json] [options]   run a scenario (default: pharmacy-day)
+  rxgate-sim run <scenario|file.json> [options]   run a scenario (rxgate-sim list names them;
+                                                  \`run\` alone runs pharmacy-day: 500,000 claims)
   rxgate-sim replay <run.json|seed> [scenario]    re-run a run bit for bit and print the timeline
                                                   of every claim that broke an invariant
                                                   (--claim ID prints one claim's timeline)
   rxgate-sim list                                 the named scenarios
-  rxgate-sim --help
+  rxgate-sim --help | --version
 
 Options for run:
   --seed N                 random seed (same scenario + seed = the same run, byte for byte)
@@ -46,6 +50,9 @@ Options for run:
   --workers N              N processes sharing the quota through --store (loopback HTTP)
   --no-progress            no progress bar (there is none in pipes anyway)
 
+Thresholds (in a scenario's "thresholds", checked before the run starts) name one of:
+  ${THRESHOLDS}
+
 Exit status: 0 when every threshold and invariant holds, 1 when one breaks, 2 on bad input.`;
 
 function parseDuration(v: string): number {
@@ -68,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
       seed: { type: 'string' },
       claims: { type: 'string' },
       duration: { type: 'string' },
@@ -92,15 +100,30 @@ async function main(argv: string[]): Promise<number> {
       workers: { type: 'string' },
     },
   });
-  const [command = 'run', name = 'pharmacy-day'] = positionals;
+  const [command = 'help', name = 'pharmacy-day'] = positionals;
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  if (values.version) {
+    process.stdout.write(`rxgate-sim ${VERSION}\n`);
+    return 0;
+  }
+  // Bare `rxgate-sim` prints help: a 500,000-claim run is asked for by name.
   if (values.help || command === 'help') {
-    process.stdout.write(`${HELP}\n`);
+    process.stdout.write(`${fitToWidth(HELP, columns)}\n`);
     return 0;
   }
   if (command === 'list') {
+    // On a terminal, a description continues under itself, not under the name.
+    const room = columns === undefined ? undefined : columns - 27;
     for (const n of SCENARIO_NAMES) {
-      const s = await loadScenario(n);
-      process.stdout.write(`${n.padEnd(26)} ${s.description}\n`);
+      const { description } = await loadScenario(n);
+      const line =
+        room === undefined || room < 30
+          ? fitToWidth(`${n.padEnd(26)} ${description}`, columns)
+          : `${n.padEnd(26)} ${fitToWidth(description, room)
+              .split('\n')
+              .map((l) => l.trimStart())
+              .join(`\n${' '.repeat(27)}`)}`;
+      process.stdout.write(`${line}\n`);
     }
     return 0;
   }
@@ -186,6 +209,13 @@ async function main(argv: string[]): Promise<number> {
     },
     name,
   );
+  // A threshold naming no metric is an error now, not a line in the summary a whole run later.
+  const badThresholds = checkThresholds(overridden.thresholds);
+  if (badThresholds.length > 0)
+    throw new ScenarioError(
+      name,
+      badThresholds.map((message) => ({ path: 'thresholds', message })),
+    );
 
   const workers = values.workers === undefined ? undefined : num('--workers', values.workers);
   if (workers !== undefined && (!Number.isInteger(workers) || workers < 1))
@@ -197,13 +227,45 @@ async function main(argv: string[]): Promise<number> {
   const mode = values.target ? 'target' : values.loopback || values.store ? 'loopback' : 'virtual';
   const showProgress = !values['no-progress'] && !values.json && process.stderr.isTTY === true;
   const wall0 = performance.now();
-  let lastDraw = 0;
+  let lastDraw = Number.NEGATIVE_INFINITY;
+  const draw = (
+    p: { settled: number; submitted: number; total: number | undefined; elapsedMs: number },
+    counting: 'claims' | 'requests' = 'claims',
+  ) => {
+    const now = performance.now();
+    if (now - lastDraw < 100) return;
+    lastDraw = now;
+    const width = process.stderr.columns ?? 80;
+    const line = progressLine(
+      {
+        settled: p.settled,
+        submitted: p.submitted,
+        totalClaims: p.total,
+        elapsedMs: p.elapsedMs,
+        durationMs: overridden.traffic.durationMs,
+        wallMs: now - wall0,
+        timeLabel: mode === 'virtual' ? 'simulated' : 'elapsed',
+        counting,
+      },
+      width - 1,
+    );
+    process.stderr.write(`\r\x1b[2K${line}`);
+  };
   const result =
     workers !== undefined
       ? await runWorkers(overridden, {
           workers,
           store: values.store!,
           cliPath: fileURLToPath(import.meta.url),
+          ...(showProgress
+            ? {
+                onProgress: (p) =>
+                  draw(
+                    { settled: p.requests, submitted: p.requests, total: undefined, elapsedMs: p.elapsedMs },
+                    'requests',
+                  ),
+              }
+            : {}),
         })
       : await runScenario(overridden, {
           ...(values.store ? { store: values.store } : {}),
@@ -224,21 +286,7 @@ async function main(argv: string[]): Promise<number> {
           ...(values.ledger ? { ledgerFile: values.ledger } : {}),
           ...(showProgress
             ? {
-                onProgress: (p) => {
-                  const now = performance.now();
-                  if (now - lastDraw < 100) return;
-                  lastDraw = now;
-                  const total = p.total ?? Math.max(p.submitted, 1);
-                  const width = 30;
-                  const filled = Math.min(width, Math.round((p.settled / total) * width));
-                  const sim =
-                    p.elapsedMs >= 3_600_000
-                      ? `${(p.elapsedMs / 3_600_000).toFixed(2)} h`
-                      : `${(p.elapsedMs / 1000).toFixed(0)} s`;
-                  process.stderr.write(
-                    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.settled.toLocaleString('en')}/${total.toLocaleString('en')} claims  ${sim} ${mode === 'virtual' ? 'simulated' : 'elapsed'}   `,
-                  );
-                },
+                onProgress: (p) => draw(p),
               }
             : {}),
         });
@@ -257,9 +305,24 @@ async function main(argv: string[]): Promise<number> {
   if (values.json) process.stdout.write(json);
   else
     process.stdout.write(
-      `${formatSummary(result, report, { color: process.stdout.isTTY === true, wallMs })}\n`,
+      `${fitToWidth(formatSummary(result, report, { color: process.stdout.isTTY === true, wallMs }), columns)}\n`,
     );
+  // Where the files went, last, where the eye lands (stderr under --json: stdout is the JSON).
+  const written = [
+    ...(values.out ? [`JSON report: ${shown(values.out)}`] : []),
+    ...(values.report ? [`HTML report: ${shown(values.report)}`] : []),
+    ...(values['log-file'] ? [`log: ${shown(values['log-file'])}`] : []),
+    ...(values['audit-file'] ? [`audit log: ${shown(values['audit-file'])}`] : []),
+  ];
+  if (written.length > 0)
+    (values.json ? process.stderr : process.stdout).write(`${fitToWidth(written.join('\n'), columns)}\n`);
   return report.ok ? 0 : 1;
+}
+
+/** A path as the user can open it: relative to where they are, unless that climbs out. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') ? path : rel;
 }
 
 async function replay(
@@ -294,9 +357,16 @@ async function replay(
     );
     return 2;
   }
-  process.stdout.write(`${formatTimeline(result, claims)}\n`);
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  process.stdout.write(`${fitToWidth(formatTimeline(result, claims), columns)}\n`);
   return report.ok ? 0 : 1;
 }
+
+// `rxgate-sim list | head -3`: the reader left; nothing more to say, and no trace about it.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+});
 
 main(process.argv.slice(2)).then(
   (code) => {
@@ -304,10 +374,14 @@ main(process.argv.slice(2)).then(
   },
   (e: unknown) => {
     if (e instanceof ScenarioError) {
-      process.stderr.write(`${e.message}\n`);
+      process.stderr.write(
+        `${fitToWidth(e.message, process.stderr.isTTY ? process.stderr.columns : undefined)}\n`,
+      );
       process.exitCode = 2;
     } else if (e instanceof Error && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${e.message}\n\n${HELP}\n`);
+      process.stderr.write(
+        `${e.message}\n\n${fitToWidth(HELP, process.stderr.isTTY ? process.stderr.columns : undefined)}\n`,
+      );
       process.exitCode = 2;
     } else {
       process.stderr.write(`rxgate-sim: ${e instanceof Error ? e.message : String(e)}\n`);

@@ -1,11 +1,16 @@
 /**
- * A high-dynamic-range histogram of non-negative values (milliseconds here): log-linear
- * buckets, 128 linear sub-buckets per power of two, so any recorded value is reported within
- * 1/128 (< 0.8 %) of itself, in constant memory whatever the count.
+ * A high-dynamic-range histogram of non-negative values (milliseconds here): 1/8 ms buckets
+ * below 128 ms, then log-linear buckets, 128 linear sub-buckets per power of two. A recorded
+ * value is reported at most 1/8 ms above itself below 128 ms, and at most 1/128 (< 0.8 %) of
+ * itself above, never above the largest value recorded; memory grows with the buckets used,
+ * not with the count.
  */
 export class HdrHistogram {
   static readonly SUB = 128;
   readonly #counts = new Map<number, number>();
+  // The buckets in order, kept until a new bucket appears: percentiles are read in threes
+  // (p50, p95, p99) and the report reads every bucket's, so the sort is done once per change.
+  #sorted: number[] | undefined;
   #count = 0;
   #max = 0;
   #min = Number.POSITIVE_INFINITY;
@@ -13,7 +18,9 @@ export class HdrHistogram {
   record(value: number): void {
     const v = Math.max(0, value || 0);
     const b = HdrHistogram.bucketOf(v);
-    this.#counts.set(b, (this.#counts.get(b) ?? 0) + 1);
+    const had = this.#counts.get(b);
+    if (had === undefined) this.#sorted = undefined;
+    this.#counts.set(b, (had ?? 0) + 1);
     this.#count++;
     if (v > this.#max) this.#max = v;
     if (v < this.#min) this.#min = v;
@@ -24,10 +31,31 @@ export class HdrHistogram {
     if (count <= 0) return;
     const v = Math.max(0, value || 0);
     const b = HdrHistogram.bucketOf(v);
-    this.#counts.set(b, (this.#counts.get(b) ?? 0) + count);
+    const had = this.#counts.get(b);
+    if (had === undefined) this.#sorted = undefined;
+    this.#counts.set(b, (had ?? 0) + count);
     this.#count += count;
     if (v > this.#max) this.#max = v;
     if (v < this.#min) this.#min = v;
+  }
+
+  /**
+   * Adds another histogram's `buckets()` (and its max): each count goes back into the bucket it
+   * came from. (Adding each upper edge as a value would put it one bucket higher: an upper
+   * edge is the next bucket's first value.)
+   */
+  merge(buckets: ReadonlyArray<readonly [upper: number, count: number]>, max: number): void {
+    for (const [upper, count] of buckets) {
+      if (count <= 0) continue;
+      const b = HdrHistogram.bucketOf(upper) - 1;
+      const had = this.#counts.get(b);
+      if (had === undefined) this.#sorted = undefined;
+      this.#counts.set(b, (had ?? 0) + count);
+      this.#count += count;
+      const lower = b === 0 ? 0 : HdrHistogram.upperOf(b - 1);
+      if (lower < this.#min) this.#min = lower;
+    }
+    if (max > this.#max) this.#max = max;
   }
 
   get count(): number {
@@ -41,7 +69,7 @@ export class HdrHistogram {
     if (this.#count === 0) return 0;
     const rank = Math.max(1, Math.ceil((p / 100) * this.#count));
     let seen = 0;
-    for (const b of [...this.#counts.keys()].sort((x, y) => x - y)) {
+    for (const b of this.#order()) {
       seen += this.#counts.get(b)!;
       if (seen >= rank) return Math.min(this.#max, HdrHistogram.upperOf(b));
     }
@@ -50,9 +78,12 @@ export class HdrHistogram {
 
   /** Counts by bucket upper edge, for drawing. */
   buckets(): Array<[upper: number, count: number]> {
-    return [...this.#counts.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([b, c]) => [HdrHistogram.upperOf(b), c]);
+    return this.#order().map((b) => [HdrHistogram.upperOf(b), this.#counts.get(b)!]);
+  }
+
+  #order(): number[] {
+    this.#sorted ??= [...this.#counts.keys()].sort((x, y) => x - y);
+    return this.#sorted;
   }
 
   static bucketOf(v: number): number {

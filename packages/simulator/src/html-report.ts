@@ -24,48 +24,102 @@ const COLORS = {
   pink: '#db2777',
 };
 
+/** Whole-page time, in the largest unit that reads well: 45 s, 3.5 min, 24 h. */
 function timeLabel(ms: number): string {
-  if (ms >= 3_600_000) return `${(ms / 3_600_000).toFixed(ms % 3_600_000 === 0 ? 0 : 1)} h`;
-  if (ms >= 60_000) return `${(ms / 60_000).toFixed(ms % 60_000 === 0 ? 0 : 1)} m`;
-  return `${Math.round(ms / 1000)} s`;
+  if (ms >= 2 * 3_600_000) return `${round1(ms / 3_600_000)} h`;
+  if (ms >= 2 * 60_000) return `${round1(ms / 60_000)} min`;
+  return `${round1(ms / 1000)} s`;
 }
+const round1 = (x: number) => (Math.round(x * 10) / 10).toString();
+
+/** Ticks of an axis from 0: a step of 1, 2, 2.5 or 5 × 10^k, and the top tick at or above `max`. */
+export function niceTicks(max: number, target = 5): { readonly ticks: number[]; readonly step: number } {
+  const top = Number.isFinite(max) && max > 0 ? max : 1;
+  const raw = top / target;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const norm = raw / mag;
+  const step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 2.5 ? 2.5 : norm <= 5 ? 5 : 10) * mag;
+  const n = Math.ceil(top / step - 1e-9);
+  return { ticks: Array.from({ length: n + 1 }, (_, i) => round12(i * step)), step };
+}
+const round12 = (x: number) => Math.round(x * 1e12) / 1e12;
+
+/** Numbers of one axis, all with the decimals its step needs: 0, 2.5, 5, 7.5 or 0, 5,000, 10,000. */
+function tickFormat(step: number): (v: number) => string {
+  const decimals = Math.max(0, Math.ceil(-Math.log10(step) + (step % 1 === 0 ? 0 : 1e-9)));
+  const d = step * 10 ** decimals === Math.round(step * 10 ** decimals) ? decimals : decimals + 1;
+  return (v) => v.toLocaleString('en', { minimumFractionDigits: d, maximumFractionDigits: d });
+}
+
+// Time-axis steps per unit: one unit for a whole axis.
+const TIME_UNITS = [
+  { unit: 's', ms: 1000, steps: [1, 2, 5, 10, 15, 20, 30, 60] },
+  { unit: 'min', ms: 60_000, steps: [1, 2, 5, 10, 15, 20, 30, 60] },
+  { unit: 'h', ms: 3_600_000, steps: [1, 2, 3, 4, 6, 12, 24, 48] },
+];
+
+/** Ticks of a time axis from 0 to `endMs`: one unit (s, min or h) and a round step, 4 to 9 ticks. */
+export function timeTicks(endMs: number): {
+  readonly ticks: number[];
+  readonly label: (ms: number) => string;
+} {
+  const end = Math.max(1, endMs);
+  const u = end >= 5 * 3_600_000 ? TIME_UNITS[2]! : end >= 5 * 60_000 ? TIME_UNITS[1]! : TIME_UNITS[0]!;
+  const span = end / u.ms;
+  const step = u.steps.find((s) => span / s <= 8) ?? Math.ceil(span / 8);
+  const ticks: number[] = [];
+  for (let v = 0; v <= span + 1e-9; v += step) ticks.push(v * u.ms);
+  return { ticks, label: (ms) => `${round1(ms / u.ms)} ${u.unit}` };
+}
+
+/**
+ * A plot: y labels in a column as wide as the widest, the drawing in an SVG that stretches to
+ * the figure's width (strokes stay thin: non-scaling), x labels under it. Labels are HTML, so
+ * text keeps its size on any screen; a label's anchor moves from its left edge at 0 % to its
+ * right edge at 100 %, so the first and the last stay inside the chart.
+ */
+function plot(
+  drawing: string,
+  yTicks: ReadonlyArray<readonly [number, string]>,
+  xTicks: ReadonlyArray<readonly [number, string]>,
+  height = 200,
+): string {
+  // At least 6 characters, so that the plots of one page line up.
+  const yWidth = Math.max(6, ...yTicks.map(([, l]) => l.length));
+  const ys = yTicks.map(([f, l]) => `<span style="top:${pct(1 - f)}">${esc(l)}</span>`).join('');
+  const grid = yTicks
+    .map(
+      ([f]) =>
+        `<line class="grid" x1="0" x2="1000" y1="${(1000 * (1 - f)).toFixed(1)}" y2="${(1000 * (1 - f)).toFixed(1)}"/>`,
+    )
+    .join('');
+  const xs = xTicks
+    .map(([f, l]) => `<span style="left:${pct(f)};transform:translateX(-${pct(f)})">${esc(l)}</span>`)
+    .join('');
+  return `<div class="plot" style="--h:${height}px;--yw:${yWidth + 1}ch"><div class="y">${ys}</div><svg class="area" viewBox="0 0 1000 1000" preserveAspectRatio="none">${grid}${drawing}</svg><div class="x">${xs}</div></div>`;
+}
+const pct = (f: number) => `${(Math.min(1, Math.max(0, f)) * 100).toFixed(2)}%`;
 
 /** A line chart against time, fault windows shaded. */
 function lineChart(
   title: string,
+  unit: string,
   t: readonly number[],
   bucketMs: number,
+  endMs: number,
   series: readonly Series[],
   shade: ReadonlyArray<[number, number, string]>,
-  unit: string,
 ): string {
-  const W = 860;
-  const H = 220;
-  const L = 56;
-  const R = 12;
-  const T = 14;
-  const B = 28;
-  const xmax = Math.max(bucketMs, (t.at(-1) ?? 0) + bucketMs);
   const all = series.flatMap((s) => s.values.filter((v): v is number => v !== null && Number.isFinite(v)));
-  const ymax = Math.max(1e-9, ...all) * 1.08;
-  const x = (ms: number) => L + ((W - L - R) * ms) / xmax;
-  const y = (v: number) => T + (H - T - B) * (1 - v / ymax);
+  const { ticks, step } = niceTicks(Math.max(0, ...all));
+  const ymax = ticks.at(-1)!;
+  const label = tickFormat(step);
+  const x = (ms: number) => (1000 * ms) / endMs;
+  const y = (v: number) => 1000 * (1 - v / ymax);
   const parts: string[] = [];
-  for (const [a, b, label] of shade) {
+  for (const [a, b, what] of shade) {
     parts.push(
-      `<rect class="fault" x="${x(a).toFixed(1)}" y="${T}" width="${Math.max(1, x(b) - x(a)).toFixed(1)}" height="${H - T - B}"><title>${esc(label)}</title></rect>`,
-    );
-  }
-  for (let i = 0; i <= 4; i++) {
-    const v = (ymax / 1.08) * (i / 4);
-    parts.push(
-      `<line class="grid" x1="${L}" x2="${W - R}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text class="tick" x="${L - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${fmt(v)}</text>`,
-    );
-  }
-  for (let i = 0; i <= 6; i++) {
-    const ms = (xmax * i) / 6;
-    parts.push(
-      `<text class="tick" x="${x(ms).toFixed(1)}" y="${H - 8}" text-anchor="middle">${timeLabel(ms)}</text>`,
+      `<rect class="fault" x="${x(a).toFixed(1)}" y="0" width="${Math.max(1, x(b) - x(a)).toFixed(1)}" height="1000"><title>${esc(what)}</title></rect>`,
     );
   }
   for (const s of series) {
@@ -81,32 +135,33 @@ function lineChart(
     });
     if (d)
       parts.push(
-        `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="4 3"' : ''}><title>${esc(s.name)}</title></path>`,
+        `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.6" vector-effect="non-scaling-stroke"${s.dashed ? ' stroke-dasharray="4 3"' : ''}><title>${esc(s.name)}</title></path>`,
       );
   }
+  const time = timeTicks(endMs);
   const legend = series
     .map((s) => `<span><i style="background:${s.color}"></i>${esc(s.name)}</span>`)
     .join('');
-  return `<figure class="chart"><figcaption>${esc(title)} <small>(${esc(unit)})</small></figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${parts.join('')}</svg><div class="legend">${legend}</div></figure>`;
+  return `<figure class="chart wide"><figcaption>${esc(title)} <small>(${esc(unit)})</small></figcaption>${plot(
+    parts.join(''),
+    ticks.map((v) => [v / ymax, label(v)] as const),
+    time.ticks.map((ms) => [ms / endMs, time.label(ms)] as const),
+  )}<div class="legend">${legend}</div></figure>`;
 }
 
-/** Horizontal bars. */
+/** Horizontal bars: labels as wide as the longest, values after the bars. */
 function barChart(
   title: string,
   rows: ReadonlyArray<readonly [string, number, (string | undefined)?]>,
 ): string {
-  const W = 420;
-  const row = 22;
-  const H = Math.max(1, rows.length) * row + 8;
   const max = Math.max(1, ...rows.map((r) => r[1]));
   const bars = rows
-    .map(([label, v, color], i) => {
-      const w = ((W - 200) * v) / max;
-      const yy = 4 + i * row;
-      return `<text class="tick" x="130" y="${yy + 15}" text-anchor="end">${esc(label)}</text><path d="M136,${yy + 3}h${Math.max(1, w).toFixed(1)}v15h${-Math.max(1, w).toFixed(1)}z" fill="${color ?? COLORS.blue}"/><text class="tick" x="${(140 + w).toFixed(1)}" y="${yy + 15}">${fmt(v)}</text>`;
-    })
+    .map(
+      ([label, v, color]) =>
+        `<span class="label">${esc(label)}</span><span class="track"><svg viewBox="0 0 1000 10" preserveAspectRatio="none"><path d="M0,0H${Math.max(2, (1000 * v) / max).toFixed(1)}V10H0z" fill="${color ?? COLORS.blue}"/></svg></span><span class="value">${fmt(v)}</span>`,
+    )
     .join('');
-  return `<figure class="chart small"><figcaption>${esc(title)}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${bars || '<text class="tick" x="10" y="16">none</text><path d="M0,0"/>'}</svg></figure>`;
+  return `<figure class="chart small"><figcaption>${esc(title)}</figcaption>${rows.length === 0 ? '<p class="muted">none</p><svg class="none" viewBox="0 0 10 1"><path d="M0,0H10"/></svg>' : `<div class="bars">${bars}</div>`}</figure>`;
 }
 
 /** Breaker state per key as a timeline. */
@@ -115,46 +170,38 @@ function breakerTimeline(
   endMs: number,
 ): string {
   const keys = [...new Set(transitions.map((t) => t.key))].sort();
-  const W = 860;
-  const L = 150;
-  const row = 22;
-  const H = Math.max(1, keys.length) * row + 28;
-  const x = (ms: number) => L + ((W - L - 12) * ms) / Math.max(1, endMs);
+  const x = (ms: number) => (1000 * Math.min(ms, endMs)) / endMs;
   const color: Record<string, string> = {
     closed: COLORS.green,
     open: COLORS.red,
     'half-open': COLORS.amber,
     isolated: COLORS.gray,
   };
-  const parts: string[] = [];
-  keys.forEach((key, i) => {
-    const yy = 4 + i * row;
-    parts.push(`<text class="tick" x="${L - 8}" y="${yy + 15}" text-anchor="end">${esc(key)}</text>`);
+  const band = (from: number, to: number, state: string) =>
+    `<path d="M${x(from).toFixed(1)},0H${Math.max(x(from) + 0.5, x(to)).toFixed(1)}V10H${x(from).toFixed(1)}z" fill="${color[state] ?? COLORS.gray}"><title>${esc(state)}</title></path>`;
+  const rows = (keys.length === 0 ? ['every breaker'] : keys).map((key) => {
     let state = 'closed';
     let from = 0;
+    const parts: string[] = [];
     for (const t of transitions.filter((x) => x.key === key)) {
-      parts.push(
-        `<path d="M${x(from).toFixed(1)},${yy + 3}H${Math.max(x(from) + 0.5, x(t.at)).toFixed(1)}v15H${x(from).toFixed(1)}z" fill="${color[state] ?? COLORS.gray}"/>`,
-      );
+      parts.push(band(from, t.at, state));
       state = t.to;
       from = t.at;
     }
-    parts.push(
-      `<path d="M${x(from).toFixed(1)},${yy + 3}H${x(endMs).toFixed(1)}v15H${x(from).toFixed(1)}z" fill="${color[state] ?? COLORS.gray}"/>`,
-    );
+    parts.push(band(from, endMs, state));
+    return `<span class="label">${esc(key)}</span><svg viewBox="0 0 1000 10" preserveAspectRatio="none">${parts.join('')}</svg>`;
   });
-  if (keys.length === 0)
-    parts.push(
-      `<path d="M${L},7H${x(endMs).toFixed(1)}v15H${L}z" fill="${COLORS.green}"/><text class="tick" x="${L - 8}" y="18" text-anchor="end">every breaker</text>`,
-    );
-  for (let i = 0; i <= 6; i++)
-    parts.push(
-      `<text class="tick" x="${x((endMs * i) / 6).toFixed(1)}" y="${H - 6}" text-anchor="middle">${timeLabel((endMs * i) / 6)}</text>`,
-    );
+  const time = timeTicks(endMs);
+  const xs = time.ticks
+    .map((ms) => {
+      const f = pct(ms / endMs);
+      return `<span style="left:${f};transform:translateX(-${f})">${esc(time.label(ms))}</span>`;
+    })
+    .join('');
   const legend = Object.entries(color)
     .map(([k, c]) => `<span><i style="background:${c}"></i>${k}</span>`)
     .join('');
-  return `<figure class="chart"><figcaption>Breaker state per node × segment</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="breaker states">${parts.join('')}</svg><div class="legend">${legend}</div></figure>`;
+  return `<figure class="chart wide"><figcaption>Breaker state per node × segment</figcaption><div class="lanes">${rows.join('')}<span></span><div class="x">${xs}</div></div><div class="legend">${legend}</div></figure>`;
 }
 
 /** The latency histogram, rebinned on a log scale. */
@@ -170,24 +217,30 @@ function histogram(buckets: ReadonlyArray<[number, number]>): string {
         Math.max(0, Math.floor(((Math.log10(Math.max(0.1, upper)) - lo) / (hi - lo)) * bins)),
       )
     ]! += c;
-  const W = 420;
-  const H = 170;
-  const max = Math.max(1, ...counts);
-  const bw = (W - 20) / bins;
+  const { ticks, step } = niceTicks(Math.max(1, ...counts), 4);
+  const ymax = ticks.at(-1)!;
+  const label = tickFormat(Math.max(1, step));
+  const bw = 1000 / bins;
   const bars = counts
     .map(
       (c, i) =>
-        `<path d="M${(10 + i * bw).toFixed(1)},${H - 24}v${(-((H - 40) * c) / max).toFixed(1)}h${(bw - 1).toFixed(1)}v${(((H - 40) * c) / max).toFixed(1)}z" fill="${COLORS.purple}"><title>${c}</title></path>`,
+        `<path d="M${(i * bw + 1).toFixed(1)},1000V${(1000 * (1 - c / ymax)).toFixed(1)}h${(bw - 2).toFixed(1)}V1000z" fill="${COLORS.purple}"><title>${c}</title></path>`,
     )
     .join('');
-  const ticks = [1, 10, 100, 1000, 10000]
+  const xTicks = [1, 10, 100, 1000, 10_000, 100_000]
     .filter((v) => Math.log10(v) <= hi)
-    .map(
-      (v) =>
-        `<text class="tick" x="${(10 + ((Math.log10(v) - lo) / (hi - lo)) * (W - 20)).toFixed(1)}" y="${H - 8}" text-anchor="middle">${v} ms</text>`,
-    )
-    .join('');
-  return `<figure class="chart small"><figcaption>Latency, submit to outcome (log scale)</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="latency histogram">${bars}${ticks}</svg></figure>`;
+    .map((v) => [(Math.log10(v) - lo) / (hi - lo), v >= 1000 ? `${v / 1000} s` : `${v} ms`] as const);
+  return `<figure class="chart small"><figcaption>Latency, submit to outcome <small>(claims; log time scale)</small></figcaption>${plot(
+    bars,
+    ticks.filter((v) => v === Math.round(v)).map((v) => [v / ymax, label(v)] as const),
+    xTicks,
+    150,
+  )}</figure>`;
+}
+
+/** "all 14", or "50 of 204 shown". */
+function shownOf(shown: number, total: number): string {
+  return shown === total ? (total === 0 ? '' : `all ${fmt(total)}`) : `${fmt(shown)} of ${fmt(total)} shown`;
 }
 
 /** Renders the page from `buildReport(run).json`. */
@@ -221,6 +274,24 @@ export function renderHtml(report: Json): string {
     const g = defaultCatalogue.lookup(code)?.group ?? 'unknown';
     groups.set(g, (groups.get(g) ?? 0) + n);
   }
+  // One unit for the latency axis: seconds once it passes 10 s (40 s, not 40,000 ms).
+  const latencyInSeconds =
+    Math.max(
+      0,
+      ...(['pos', 'batch'] as const).flatMap((lane) =>
+        ts.latency[lane].p99.filter((v): v is number => v !== null),
+      ),
+    ) >= 10_000;
+  const inLatencyUnit = (xs: Array<number | null>) =>
+    latencyInSeconds ? xs.map((v) => (v === null ? null : v / 1000)) : xs;
+  const slowest = report.slowest as Array<Json>;
+  const deadLettered = report.deadLettered as Array<Json>;
+  const deadShown = deadLettered.slice(0, 50);
+  // The JSON keeps the first 100; the outcomes count them all.
+  const deadTotal = Math.max(
+    deadLettered.length,
+    (report.outcomes as Record<string, number>)['dead-lettered'] ?? 0,
+  );
   const endMs = Math.max(Number(report.spanMs) || 0, (ts.t.at(-1) ?? 0) + ts.bucketMs);
   const ok = report.ok === true;
   const outcomeColor: Record<string, string> = {
@@ -233,8 +304,8 @@ export function renderHtml(report: Json): string {
     'needs-reconciliation': COLORS.pink,
     invalid: COLORS.gray,
   };
-  const table = (title: string, head: string[], rows: unknown[][]) =>
-    `<section class="tbl"><h3>${esc(title)}</h3>${rows.length === 0 ? '<p class="muted">none</p>' : `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`}</section>`;
+  const table = (title: string, count: string, head: string[], rows: unknown[][]) =>
+    `<section class="tbl"><h3>${esc(title)} <small>${esc(count)}</small></h3>${rows.length === 0 ? '<p class="muted">none</p>' : `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`}</section>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>rxgate-sim · ${esc(report.scenario)} · seed ${esc(report.seed)}</title>
@@ -245,11 +316,17 @@ header{background:#0f172a;color:#f8fafc;padding:16px 24px}header h1{margin:0;fon
 .ok{background:#dcfce7;color:#166534}.bad{background:#fee2e2;color:#991b1b}
 main{padding:8px 24px 24px;max-width:1800px}h2{font-size:16px;margin:18px 0 8px}h3{font-size:14px;margin:8px 0}
 .verdict{font-size:15px;font-weight:700}.inv li{margin:2px 0;list-style:none}.inv li::before{content:attr(data-mark);margin-right:8px}
-.grid2{display:flex;flex-wrap:wrap;gap:16px}.chart{background:#fff;border:1px solid #e2e8f0;border-radius:8px;padding:10px;margin:0;flex:1 1 860px;max-width:900px}
-.chart.small{flex:1 1 420px;max-width:460px}figcaption{font-weight:600;margin-bottom:4px}svg{width:100%;height:auto;display:block}
-.tick{font-size:10px;fill:#475569}.grid{stroke:#e2e8f0}.fault{fill:#fca5a5;opacity:.35}
-.legend{display:flex;flex-wrap:wrap;gap:12px;font-size:12px;color:#334155}.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px}
-table{border-collapse:collapse;background:#fff;font-size:12px}td,th{border:1px solid #e2e8f0;padding:4px 8px;text-align:left}.muted{color:#64748b}.tbl{flex:1 1 420px}
+.grid2{display:flex;flex-wrap:wrap;gap:16px}.chart{background:#fff;border:1px solid #e2e8f0;border-radius:8px;padding:10px 14px;margin:0;min-width:0;box-sizing:border-box}
+.chart.wide{flex:1 1 100%}.chart.small{flex:1 1 300px}figcaption{font-weight:600;margin-bottom:6px}figcaption small{font-weight:400;color:#475569}svg{display:block}
+.plot{display:grid;grid-template-columns:var(--yw) minmax(0,1fr);grid-template-rows:var(--h) 18px;column-gap:6px;padding-top:6px;font-size:11px;color:#475569}
+.plot .y{position:relative}.plot .y span{position:absolute;right:0;transform:translateY(-50%);white-space:nowrap}
+.plot .area{width:100%;height:100%;overflow:visible;border-left:1px solid #cbd5e1;border-bottom:1px solid #cbd5e1;box-sizing:border-box}
+.x{grid-column:2;position:relative;font-size:11px;color:#475569;height:18px}.x span{position:absolute;top:3px;white-space:nowrap}
+.lanes{display:grid;grid-template-columns:max-content minmax(0,1fr);column-gap:8px;row-gap:4px;align-items:center;font-size:12px}.lanes svg{width:100%;height:16px}
+.bars{display:grid;grid-template-columns:max-content minmax(0,1fr) max-content;column-gap:8px;row-gap:5px;align-items:center;font-size:12px}.bars .track svg{width:100%;height:14px}.bars .value{font-variant-numeric:tabular-nums;color:#334155}
+.label{text-align:right;white-space:nowrap;color:#334155}.grid{stroke:#e2e8f0;vector-effect:non-scaling-stroke}.fault{fill:#fca5a5;opacity:.35}svg.none{display:none}
+.legend{display:flex;flex-wrap:wrap;gap:12px;font-size:12px;color:#334155;margin-top:6px}.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px}
+table{border-collapse:collapse;background:#fff;font-size:12px}td,th{border:1px solid #e2e8f0;padding:4px 8px;text-align:left}.muted{color:#64748b}.tbl{flex:1 1 420px}.tbl h3 small{font-weight:400;color:#475569}
 </style></head><body>
 <header><h1>rxgate-sim · ${esc(report.scenario)}</h1>
 <p>seed ${esc(report.seed)} · scenario hash ${esc(report.hash)} · rxgate ${esc(report.rxgate)} · ${esc(report.mode)} · ${fmt(Number(report.claims))} claims over ${esc(timeLabel(endMs))}</p></header>
@@ -260,8 +337,10 @@ table{border-collapse:collapse;background:#fff;font-size:12px}td,th{border:1px s
 <h2>Over time</h2><div class="grid2">
 ${lineChart(
   'Throughput',
+  'requests per second',
   ts.t,
   ts.bucketMs,
+  endMs,
   [
     { name: 'sent (admitted)', color: COLORS.blue, values: perSec(ts.sent) },
     { name: 'adjudicated', color: COLORS.green, values: perSec(ts.adjudicated) },
@@ -269,33 +348,40 @@ ${lineChart(
     { name: 'failed over', color: COLORS.amber, values: perSec(ts.failedOver) },
   ],
   shade,
-  'per second',
 )}
 ${lineChart(
-  "Vendor's remaining quota and the limiter's rate",
+  "Vendor's remaining quota",
+  "requests left in the primary's window",
   ts.t,
   ts.bucketMs,
-  [
-    { name: 'remaining quota (primary)', color: COLORS.teal, values: ts.remainingQuota },
-    { name: 'limiter rate in force (/s)', color: COLORS.purple, values: ts.limiterRate, dashed: true },
-  ],
+  endMs,
+  [{ name: 'remaining quota (primary)', color: COLORS.teal, values: ts.remainingQuota }],
   shade,
-  'requests',
+)}
+${lineChart(
+  "The limiter's rate in force",
+  'requests per second',
+  ts.t,
+  ts.bucketMs,
+  endMs,
+  [{ name: 'limiter rate', color: COLORS.purple, values: ts.limiterRate }],
+  shade,
 )}
 ${lineChart(
   'Latency percentiles per lane',
+  latencyInSeconds ? 's' : 'ms',
   ts.t,
   ts.bucketMs,
+  endMs,
   [
-    { name: 'pos p50', color: COLORS.green, values: ts.latency.pos.p50 },
-    { name: 'pos p95', color: COLORS.amber, values: ts.latency.pos.p95 },
-    { name: 'pos p99', color: COLORS.red, values: ts.latency.pos.p99 },
-    { name: 'batch p50', color: COLORS.teal, values: ts.latency.batch.p50, dashed: true },
-    { name: 'batch p95', color: COLORS.purple, values: ts.latency.batch.p95, dashed: true },
-    { name: 'batch p99', color: COLORS.pink, values: ts.latency.batch.p99, dashed: true },
+    { name: 'pos p50', color: COLORS.green, values: inLatencyUnit(ts.latency.pos.p50) },
+    { name: 'pos p95', color: COLORS.amber, values: inLatencyUnit(ts.latency.pos.p95) },
+    { name: 'pos p99', color: COLORS.red, values: inLatencyUnit(ts.latency.pos.p99) },
+    { name: 'batch p50', color: COLORS.teal, values: inLatencyUnit(ts.latency.batch.p50), dashed: true },
+    { name: 'batch p95', color: COLORS.purple, values: inLatencyUnit(ts.latency.batch.p95), dashed: true },
+    { name: 'batch p99', color: COLORS.pink, values: inLatencyUnit(ts.latency.batch.p99), dashed: true },
   ],
   shade,
-  'ms',
 )}
 ${breakerTimeline(report.breakerTransitions as Array<{ at: number; key: string; to: string }>, endMs)}
 </div>
@@ -322,13 +408,15 @@ ${histogram(latency.histogram)}
 <h2>Claims to look at</h2><div class="grid2">
 ${table(
   'Slowest claims',
+  `the ${slowest.length} slowest of ${fmt(Number(report.claims))} claims`,
   ['correlation id', 'lane', 'outcome', 'ms'],
-  (report.slowest as Array<Json>).map((s) => [s.correlationId, s.lane, s.kind, s.elapsedMs]),
+  slowest.map((s) => [s.correlationId, s.lane, s.kind, fmt(Number(s.elapsedMs))]),
 )}
 ${table(
   'Dead-lettered claims',
+  shownOf(deadShown.length, deadTotal),
   ['correlation id', 'reason'],
-  (report.deadLettered as Array<Json>).slice(0, 50).map((d) => [d.correlationId, d.reason]),
+  deadShown.map((d) => [d.correlationId, d.reason]),
 )}
 </div>
 </main></body></html>

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { RunResult } from './runner.js';
 import { evaluateThresholds, metricsOf, type ThresholdResult } from './thresholds.js';
 
-const VERSION = (
+/** This package's version: `rxgate-sim --version` and every JSON report. */
+export const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 

@@ -1,7 +1,47 @@
 import type { RunResult } from './runner.js';
 
 /** The figures a threshold can name. */
-export function metricsOf(r: RunResult): Record<string, number> {
+export const THRESHOLD_METRICS = [
+  'claims',
+  'attempts_per_claim',
+  'throttled_rate',
+  'paid_rate',
+  'rejected_rate',
+  'dead_letter_rate',
+  'reconciliation_rate',
+  'invalid_rate',
+  'failovers',
+  'p50_ms',
+  'p99_ms',
+  'pos_p50_ms',
+  'pos_p95_ms',
+  'pos_p99_ms',
+  'batch_p99_ms',
+  'goodput_per_second',
+  'goodput_ratio',
+] as const;
+
+export type ThresholdMetric = (typeof THRESHOLD_METRICS)[number];
+
+const EXPRESSION = /^([a-z_0-9]+)\s*(<=|>=|<|>|==)\s*(-?\d+(?:\.\d+)?)$/;
+
+/**
+ * What is wrong with threshold expressions, before any run: each one that does not parse, or
+ * names a metric there is none of (with the names there are). Empty when all are good.
+ */
+export function checkThresholds(expressions: readonly string[]): string[] {
+  const known: readonly string[] = THRESHOLD_METRICS;
+  return expressions.flatMap((expression) => {
+    const m = EXPRESSION.exec(expression.trim());
+    if (!m) return [`"${expression}" is not metric<number (also <=, >, >=, ==)`];
+    if (!known.includes(m[1]!))
+      return [`"${expression}": no metric "${m[1]}"; there are ${THRESHOLD_METRICS.join(', ')}`];
+    return [];
+  });
+}
+
+/** The figures of a run, by the names thresholds use. */
+export function metricsOf(r: RunResult): Record<ThresholdMetric, number> {
   const claims = Math.max(1, r.claims);
   const o = (k: string) => r.outcomes[k] ?? 0;
   const spanS = Math.max(0.001, r.spanMs / 1000);
@@ -36,10 +76,10 @@ export interface ThresholdResult {
 
 export function evaluateThresholds(
   expressions: readonly string[],
-  metrics: Record<string, number>,
+  metrics: Readonly<Record<string, number>>,
 ): ThresholdResult[] {
   return expressions.map((expression) => {
-    const m = /^([a-z_0-9]+)\s*(<=|>=|<|>|==)\s*(-?\d+(?:\.\d+)?)$/.exec(expression.trim());
+    const m = EXPRESSION.exec(expression.trim());
     if (!m) return { expression, metric: expression, actual: undefined, ok: false };
     const [, metric, op, raw] = m as unknown as [string, string, string, string];
     const actual = metrics[metric];

@@ -58,10 +58,24 @@ export function summarize(r: RunResult): WorkerSummary {
  */
 export async function runWorkers(
   s: Scenario,
-  o: { readonly workers: number; readonly store: string; readonly cliPath: string },
+  o: {
+    readonly workers: number;
+    readonly store: string;
+    readonly cliPath: string;
+    /**
+     * Called about every 250 ms: the parent sees the vendor's answers (its requests) and the
+     * time, not the workers' claims, until they report at the end.
+     */
+    readonly onProgress?: (p: { readonly requests: number; readonly elapsedMs: number }) => void;
+  },
 ): Promise<RunResult> {
   const start = Date.now();
   const model = new VendorModel(s, systemClock, start);
+  const progress =
+    o.onProgress === undefined
+      ? undefined
+      : setInterval(() => o.onProgress?.({ requests: model.requests, elapsedMs: Date.now() - start }), 250);
+  progress?.unref();
   const servers = [await serveHandlers((base) => vendorHandlers(model, 'primary', base))];
   if (s.nodes.fallback) servers.push(await serveHandlers((base) => vendorHandlers(model, 'fallback', base)));
   const children: ChildProcess[] = [];
@@ -97,6 +111,7 @@ export async function runWorkers(
       }),
     );
   } finally {
+    clearInterval(progress);
     for (const c of children) if (c.exitCode === null) c.kill();
     await Promise.all(servers.map((x) => x.close()));
   }
@@ -107,12 +122,9 @@ export async function runWorkers(
     return out;
   };
   const latency = { all: new HdrHistogram(), pos: new HdrHistogram(), batch: new HdrHistogram() };
-  for (const w of summaries) {
-    for (const lane of ['all', 'pos', 'batch'] as const) {
-      for (const [upper, count] of w.latency[lane])
-        latency[lane].add(Math.min(upper, w.latencyMax[lane]), count);
-    }
-  }
+  for (const w of summaries)
+    for (const lane of ['all', 'pos', 'batch'] as const)
+      latency[lane].merge(w.latency[lane], w.latencyMax[lane]);
   const faultsFired = [...model.faultsFired];
   return {
     scenario: s,
