@@ -2,6 +2,9 @@ import type { Clock, TimerHandle } from '@rxgate/ratelimit';
 import type { AuditLog, AuditRecord } from './audit.js';
 import type { LogSafe } from './phi.js';
 
+const FALSE = Promise.resolve(false);
+const TRUE_FN = () => true;
+
 /** What the keeper tells the router when the audit log fails, recovers, or overflows. */
 export type AuditAlarm =
   | { readonly type: 'audit'; readonly state: 'degraded'; readonly backlog: number; readonly error: string }
@@ -51,21 +54,26 @@ export class AuditKeeper {
   }
 
   /** Appends `record`; resolves true when it is written, false when it is held for later. Never rejects. */
-  async append(record: LogSafe<AuditRecord>): Promise<boolean> {
+  append(record: LogSafe<AuditRecord>): Promise<boolean> {
     if (this.#backlog.length > 0 || this.#draining !== undefined) {
       this.#hold(record);
       this.#drainSoon();
-      return false;
+      return FALSE;
     }
+    let written: Promise<void>;
     try {
-      await this.#log.append(record);
-      return true;
+      written = this.#log.append(record);
     } catch (e) {
-      this.#hold(record);
-      if (this.#backlog.length === 1) this.#raise(e);
-      this.#schedule();
-      return false;
+      return Promise.resolve(this.#failed(record, e));
     }
+    return written.then(TRUE_FN, (e: unknown) => this.#failed(record, e));
+  }
+
+  #failed(record: LogSafe<AuditRecord>, e: unknown): boolean {
+    this.#hold(record);
+    if (this.#backlog.length === 1) this.#raise(e);
+    this.#schedule();
+    return false;
   }
 
   /** A record that cannot be held (the backlog is full): counted out loudly, never silently. */
