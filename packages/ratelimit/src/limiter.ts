@@ -175,7 +175,12 @@ export function createLimiter(options: LimiterOptions): Limiter {
     run(key, fn, o) {
       // Admitted now with no slot to hold: call fn at once and hand back its own promise.
       if (o?.deadline === undefined && o?.signal === undefined) {
-        const lease = scheduler.tryAcquire(keyOf(key), o?.lane ?? 'pos', o?.cost ?? 1);
+        let lease: Lease | undefined;
+        try {
+          lease = scheduler.tryAcquire(keyOf(key), o?.lane ?? 'pos', o?.cost ?? 1);
+        } catch (e) {
+          return Promise.reject(e);
+        }
         if (lease === NOOP_LEASE) return callSafely(fn);
         if (lease !== undefined) return settleThenRelease(callSafely(fn), lease);
       }
