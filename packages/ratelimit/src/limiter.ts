@@ -124,7 +124,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     ratePerSecond: account.ratePerSecond,
     burst: account.burst,
   };
-  const adaptation = new Adaptation(resolveAdaptive(options.adaptive, 'adaptive'), store, clock);
+  const adaptation = new Adaptation(resolveAdaptive(options.adaptive, 'adaptive'), store, clock, true);
   const noKeyLimit: KeyLimits = { levels: [], concurrency: Number.POSITIVE_INFINITY };
 
   const levelOf = (key: string): LevelSpec | undefined => {
@@ -190,8 +190,14 @@ export function createLimiter(options: LimiterOptions): Limiter {
       return scheduler.predictWait(keyOf(o.key), o.lane ?? 'pos', o.cost ?? 1, clock.now());
     },
     observe(signal, o) {
-      const level = o?.key === undefined ? accountLevel : levelOf(o.key);
-      if (level !== undefined) adaptation.observe(level, signal);
+      const key = o?.key;
+      const level = key === undefined ? accountLevel : levelOf(key);
+      if (level === undefined) return;
+      adaptation.observe(level, signal, () =>
+        key === undefined
+          ? { inFlight: scheduler.inFlight, admitted: scheduler.admitted }
+          : scheduler.keyState(key),
+      );
     },
     snapshot(key) {
       const level = key === undefined ? accountLevel : levelOf(key);

@@ -73,6 +73,8 @@ interface KeyEntry {
   /** Held by a caller as a handle: never swept. */
   pinned: boolean;
   inFlight: number;
+  /** Admissions so far (adaptation reads the rate it sends at). */
+  admitted: number;
   readonly pos: WaitList<Waiter>;
   readonly batch: WaitList<Waiter>;
   posCost: number;
@@ -99,6 +101,7 @@ export class Scheduler {
   #batchCost = 0;
   #waiting = 0;
   #inFlight = 0;
+  #admitted = 0;
   #seq = 0;
   #posStreak = 0;
   #ops = 0;
@@ -119,13 +122,27 @@ export class Scheduler {
     return this.#inFlight;
   }
 
+  /** Admissions so far, every key together. */
+  get admitted(): number {
+    return this.#admitted;
+  }
+
+  /**
+   * Whether leases count requests in flight even without a concurrency cap (adaptation turns
+   * it on once a vendor reports Remaining: what is in flight will spend it). Off, a lease with
+   * no slot to hold is a shared no-op object.
+   */
+  countInFlight = false;
+
   get closed(): boolean {
     return this.#closed;
   }
 
-  keyState(key: string): { waiting: number; inFlight: number } {
+  keyState(key: string): { waiting: number; inFlight: number; admitted: number } {
     const e = this.#entries.get(key);
-    return e ? { waiting: e.pos.size + e.batch.size, inFlight: e.inFlight } : { waiting: 0, inFlight: 0 };
+    return e
+      ? { waiting: e.pos.size + e.batch.size, inFlight: e.inFlight, admitted: e.admitted }
+      : { waiting: 0, inFlight: 0, admitted: 0 };
   }
 
   on(listener: LimiterListener): () => void {
@@ -372,7 +389,10 @@ export class Scheduler {
   }
 
   #lease(entry: KeyEntry): Lease {
+    this.#admitted++;
+    entry.admitted++;
     if (
+      !this.countInFlight &&
       this.#c.accountConcurrency === Number.POSITIVE_INFINITY &&
       entry.concurrency === Number.POSITIVE_INFINITY
     ) {
@@ -402,6 +422,7 @@ export class Scheduler {
         maxCost: Math.min(Number.POSITIVE_INFINITY, ...allLevels.map((l) => l.burst)),
         pinned: false,
         inFlight: 0,
+        admitted: 0,
         pos: new WaitList<Waiter>(),
         batch: new WaitList<Waiter>(),
         posCost: 0,
