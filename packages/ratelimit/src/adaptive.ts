@@ -7,12 +7,19 @@ import { inRange, positive } from './validate.js';
 /** How a limiter follows the vendor's quota signals. */
 export interface AdaptiveOptions {
   /**
-   * How the rate recovers after a throttle that carried no quota headers: `cubic` as the AWS
-   * SDKs' adaptive retry does, or `aimd` (linear probe back up).
-   * @default 'cubic'
+   * How the rate recovers after a throttle that carried no quota headers. `hold`: a vendor's
+   * quota does not move as a network's capacity does, so the rate that was throttled is
+   * remembered (as what the vendor accepted meanwhile, when that is less): the rate climbs back
+   * to just under it in `recoverMs`, holds there for `holdMs`, then probes up by 1 % a second.
+   * `cubic` as the AWS SDKs' adaptive retry does; `aimd` (linear probe back up).
+   * @default 'hold'
    */
-  readonly mode?: 'cubic' | 'aimd';
-  /** Multiplicative decrease on a throttle. @default 0.7 */
+  readonly mode?: 'hold' | 'cubic' | 'aimd';
+  /** `hold` mode: time to climb back from the cut to just under the throttled rate. @default 3000 */
+  readonly recoverMs?: number;
+  /** `hold` mode: time spent just under the throttled rate before probing above it. @default 30_000 */
+  readonly holdMs?: number;
+  /** Multiplicative decrease on a throttle. @default 0.9 in `hold` mode, 0.7 otherwise */
   readonly beta?: number;
   /** CUBIC scale constant (rates in requests per second). @default 0.4 */
   readonly scale?: number;
@@ -44,7 +51,9 @@ export interface AdaptiveOptions {
 }
 
 export interface ResolvedAdaptive {
-  readonly mode: 'cubic' | 'aimd';
+  readonly mode: 'hold' | 'cubic' | 'aimd';
+  readonly recoverMs: number;
+  readonly holdMs: number;
   readonly beta: number;
   readonly scale: number;
   readonly increasePerSecond: number | undefined;
@@ -57,12 +66,15 @@ export interface ResolvedAdaptive {
 
 export function resolveAdaptive(options: AdaptiveOptions | undefined, prefix: string): ResolvedAdaptive {
   const o = options ?? {};
-  const mode = o.mode ?? 'cubic';
-  if (mode !== 'cubic' && mode !== 'aimd')
-    throw new InvalidOptionError(`${prefix}.mode`, 'must be "cubic" or "aimd"');
+  const mode = o.mode ?? 'hold';
+  if (mode !== 'hold' && mode !== 'cubic' && mode !== 'aimd')
+    throw new InvalidOptionError(`${prefix}.mode`, 'must be "hold", "cubic" or "aimd"');
   return {
     mode,
-    beta: o.beta === undefined ? 0.7 : inRange(`${prefix}.beta`, o.beta, 0, 1, true),
+    recoverMs: o.recoverMs === undefined ? 3000 : positive(`${prefix}.recoverMs`, o.recoverMs),
+    holdMs: o.holdMs === undefined ? 30_000 : positive(`${prefix}.holdMs`, o.holdMs),
+    beta:
+      o.beta === undefined ? (mode === 'hold' ? 0.9 : 0.7) : inRange(`${prefix}.beta`, o.beta, 0, 1, true),
     scale: o.scale === undefined ? 0.4 : positive(`${prefix}.scale`, o.scale),
     increasePerSecond:
       o.increasePerSecond === undefined
@@ -112,7 +124,7 @@ export interface ObserveResult {
 }
 
 // Time constant of the averages a vendor that reports only Remaining is read through.
-const REMAINING_TAU_MS = 2000;
+const REMAINING_TAU_MS = 1000;
 
 // Windows vendors configure, in ms. A reset is read short (it was measured at the vendor
 // before the answer came back, and the router takes half the round trip off it), so the
@@ -172,6 +184,11 @@ export class RateController {
   #meanRemaining = 0;
   #sampleAt = Number.NaN;
   #sampleAdmitted = 0;
+  #pausedTill = Number.NEGATIVE_INFINITY;
+  // Throttles seen, time spent paused, and where the last cut measured from (`hold` mode).
+  #throttles = 0;
+  #pausedMs = 0;
+  #cutSample: { at: number; admitted: number; throttles: number; pausedMs: number } | undefined;
   // A capped pause ends here: one request then probes the vendor.
   #probeAt = Number.POSITIVE_INFINITY;
   #nextRecompute = Number.POSITIVE_INFINITY;
@@ -234,21 +251,28 @@ export class RateController {
     }
     if (hasRetryAfter) pauseFor = Math.max(pauseFor ?? 0, retryAfterMs);
     if (signal.throttled === true) {
-      if (pauseFor === undefined) {
-        // A throttle that says nothing of the quota: multiplicative decrease, then probe back up.
-        this.#wMax = this.#current;
-        this.#cut = Math.max(this.#minRate, this.#current * this.#o.beta);
+      this.#throttles++;
+      // A throttle that says nothing of the quota (at most a Retry-After): multiplicative
+      // decrease, then back up. In `hold` mode, one cut a second: the requests in flight when
+      // the vendor's limit was reached are throttled together, and that is one event.
+      const quiet = !hasReset && this.#windowMs === 0;
+      const hold = this.#o.mode === 'hold';
+      if ((pauseFor === undefined && !hold) || (hold && quiet && now - this.#throttleAt >= 1000)) {
+        this.#wMax = hold ? this.#throttledRate(now, traffic.admitted) : this.#current;
+        this.#cut = Math.max(this.#minRate, this.#wMax * this.#o.beta);
         this.#k = Math.cbrt((this.#wMax * (1 - this.#o.beta)) / this.#o.scale);
         this.#throttleAt = now;
         this.#recovering = true;
       }
       // What we read from Remaining alone sent too much.
       if (this.#fromRemaining !== undefined)
-        this.#fromRemaining = Math.max(this.#minRate, this.#fromRemaining * this.#o.beta);
+        this.#fromRemaining = Math.max(this.#minRate, this.#fromRemaining * 0.9);
     }
     let pausedUntil: number | undefined;
     if (pauseFor !== undefined) {
       pausedUntil = now + Math.min(pauseFor, this.#o.maxPauseMs);
+      this.#pausedMs += Math.max(0, pausedUntil - Math.max(now, this.#pausedTill));
+      this.#pausedTill = Math.max(this.#pausedTill, pausedUntil);
       // A pause gives nothing back when it ends but one request: what the vendor freed meanwhile
       // is unknown (a reset may free one request or all), so its answer says.
       store.adjust(this.#level, { pauseUntil: pausedUntil, capTokens: 0 }, now);
@@ -263,8 +287,29 @@ export class RateController {
     };
   }
 
-  // Remaining without a reset: sending at s leaves R of L unused, so the vendor allows about
-  // s·L/(L − R). At most twice what we sent, so one answer cannot throw the rate far off.
+  // The rate the vendor refused: the rate in force, or what it accepted since the last cut
+  // (admissions less throttles, outside pauses) when that is less, within one cut of it.
+  #throttledRate(now: number, admitted: number): number {
+    const since = this.#cutSample;
+    this.#cutSample = { at: now, admitted, throttles: this.#throttles, pausedMs: this.#pausedMs };
+    const current = this.#current;
+    if (since === undefined) return current;
+    const sending = now - since.at - (this.#pausedMs - since.pausedMs);
+    const throttles = this.#throttles - since.throttles;
+    const accepted = sending < 1000 ? undefined : ((admitted - since.admitted - throttles) * 1000) / sending;
+    // Throttled again before the last cut was made up: that cut was not enough. The vendor
+    // accepts at least what it accepted meanwhile, and less than the rate in force.
+    if (now - this.#throttleAt < this.#o.recoverMs + 1000)
+      return Math.min(current, Math.max(accepted ?? 0, current * this.#o.beta));
+    // Only a stretch with throttles all along says what the vendor accepts; one throttle at
+    // its end says the rate in force was just too much.
+    if (accepted === undefined || throttles < 3) return current;
+    return Math.min(current, Math.max(accepted, current * this.#o.beta));
+  }
+
+  // Remaining without a reset: sending at s leaves R of L unused on average, so the vendor
+  // allows about s·L/(L − R). Read only while we send at the rate in force (else R says nothing of the
+  // ceiling) and not just after a pause (the window emptied), and followed smoothly.
   #readRemaining(remaining: number, now: number, admitted: number): void {
     if (Number.isNaN(this.#sampleAt)) {
       this.#sampleAt = now;
@@ -279,14 +324,12 @@ export class RateController {
     this.#meanRemaining += a * (remaining - this.#meanRemaining);
     this.#sampleAt = now;
     this.#sampleAdmitted = admitted;
+    const current = this.#fromRemaining ?? this.#current;
+    if (this.#sendRate < 0.9 * current || now < this.#pausedTill + REMAINING_TAU_MS) return;
     const limit = this.#limit ?? Math.max(remaining, 1);
     const unused = Math.min(this.#meanRemaining, limit - 1);
-    const estimate = (this.#sendRate * limit) / (limit - unused);
-    const floor = this.#fromRemaining ?? this.#current;
-    this.#fromRemaining = Math.max(
-      this.#minRate,
-      Math.min(estimate * this.#o.targetShare, 2 * Math.max(this.#sendRate, floor / 2)),
-    );
+    const target = Math.min(2 * current, ((this.#sendRate * limit) / (limit - unused)) * this.#o.targetShare);
+    this.#fromRemaining = Math.max(this.#minRate, current + a * (target - current));
   }
 
   /** Recomputes a recovering rate, or ends a capped pause with a probe, when due. */
@@ -301,15 +344,26 @@ export class RateController {
     return this.#apply(now, store, 'recover');
   }
 
+  // `hold` mode, ms after the cut: back to just under the throttled rate, stay, then probe.
+  #hold(ms: number): number {
+    const under = this.#wMax * this.#o.targetShare;
+    const { recoverMs, holdMs } = this.#o;
+    if (ms < recoverMs) return this.#cut + ((under - this.#cut) * ms) / recoverMs;
+    if (ms < recoverMs + holdMs) return under;
+    return under * (1 + (ms - recoverMs - holdMs) / 100_000);
+  }
+
   #apply(now: number, store: RateStore, reason: AdaptReason): RateChange | undefined {
     const ceiling = this.#ceiling();
     let rate = ceiling;
     if (this.#recovering) {
       const t = (now - this.#throttleAt) / 1000;
       const probe =
-        this.#o.mode === 'cubic'
-          ? this.#o.scale * (t - this.#k) ** 3 + this.#wMax
-          : this.#cut + (this.#o.increasePerSecond ?? this.#level.ratePerSecond / 10) * t;
+        this.#o.mode === 'hold'
+          ? this.#hold(t * 1000)
+          : this.#o.mode === 'cubic'
+            ? this.#o.scale * (t - this.#k) ** 3 + this.#wMax
+            : this.#cut + (this.#o.increasePerSecond ?? this.#level.ratePerSecond / 10) * t;
       const recovered = Math.max(this.#cut, probe);
       if (recovered >= ceiling) this.#recovering = false;
       else rate = recovered;

@@ -270,7 +270,7 @@ describe('TokenBucket adaptation', () => {
   });
 
   it('a bare throttle cuts the rate by beta and CUBIC probes back, never above the configured rate', async () => {
-    const { clock, bucket } = setup(10, 10);
+    const { clock, bucket } = setup(10, 10, { adaptive: { mode: 'cubic' } });
     bucket.observe({ throttled: true });
     assert.ok(Math.abs(bucket.ratePerSecond - 7) < 1e-9);
     const rates: number[] = [];
@@ -285,6 +285,27 @@ describe('TokenBucket adaptation', () => {
     // CUBIC: W_max 10, K = cbrt(10 * 0.3 / 0.4) ≈ 1.957 s; at 1 s, 0.4(1-K)^3 + 10 ≈ 9.65.
     const k = Math.cbrt(7.5);
     assert.ok(Math.abs(rates[3]! - (0.4 * (1 - k) ** 3 + 10)) < 1e-9);
+  });
+
+  it('hold (the default): a bare throttle cuts by 0.9, climbs back to just under the throttled rate, holds, then probes', async () => {
+    const { clock, bucket } = setup(10, 10);
+    bucket.observe({ throttled: true });
+    assert.ok(Math.abs(bucket.ratePerSecond - 9) < 1e-9);
+    const at = async (ms: number) => {
+      await clock.advanceTo(ms);
+      bucket.tryAcquire();
+      return bucket.ratePerSecond;
+    };
+    assert.ok(Math.abs((await at(1500)) - (9 + 0.9 * 0.5)) < 1e-9, 'half way back at 1.5 s');
+    assert.ok(Math.abs((await at(3000)) - 9.9) < 1e-9);
+    assert.ok(Math.abs((await at(30_000)) - 9.9) < 1e-9, 'held');
+    // Probing: 1 % a second after the 30 s hold, up to the configured rate (nothing says more).
+    assert.ok(Math.abs((await at(33_500)) - 9.9 * 1.005) < 1e-9);
+    assert.equal(await at(43_000), 10);
+    // A second throttle within 1 s of a cut is the same event.
+    bucket.observe({ throttled: true });
+    bucket.observe({ throttled: true });
+    assert.ok(Math.abs(bucket.ratePerSecond - 9) < 1e-9);
   });
 
   it('AIMD recovers linearly', async () => {

@@ -58,6 +58,12 @@ interface Drive {
   readonly rttMs: number;
   /** Offered load, a multiple of the vendor's quota. */
   readonly load: number;
+  /** `none`: the vendor sends no quota header, only 429s (with Retry-After in seconds, or bare). */
+  readonly headers?: 'x-ratelimit' | 'none' | 'none-retry-after';
+  /** Virtual time claims arrive for. @default 30_000 */
+  readonly endMs?: number;
+  /** The first part, not measured. @default 5000 */
+  readonly warmupMs?: number;
 }
 
 /** Claims arrive evenly at `load` times the quota for 30 s, each with an hour of budget, as the router sends them. */
@@ -68,8 +74,9 @@ async function drive(d: Drive): Promise<{ goodput: number; throttled: number; de
     clock,
   });
   const arrive = vendor(d.model, d.vendorLimit);
-  const warmup = 5000;
-  const end = 30_000;
+  const warmup = d.warmupMs ?? 5000;
+  const end = d.endMs ?? 30_000;
+  const headers = d.headers ?? 'x-ratelimit';
   let ok = 0;
   let refused = 0;
   let deadLettered = 0;
@@ -85,8 +92,14 @@ async function drive(d: Drive): Promise<{ goodput: number; throttled: number; de
           clock.setTimer(d.rttMs - 2, () => {
             lease.release();
             const q = answer.signal;
-            // As the router: the reset was measured half a round trip ago.
-            limiter.observe({ ...q, resetSeconds: Math.max(0, q.resetSeconds! - d.rttMs / 2000) });
+            if (headers === 'x-ratelimit') {
+              // As the router: the reset was measured half a round trip ago.
+              limiter.observe({ ...q, resetSeconds: Math.max(0, q.resetSeconds! - d.rttMs / 2000) });
+            } else if (!answer.ok) {
+              limiter.observe(
+                headers === 'none' ? { throttled: true } : { throttled: true, retryAfterMs: q.retryAfterMs! },
+              );
+            }
             if (!answer.ok && clock.now() < end) attempt(deadline);
           });
         });
@@ -156,6 +169,29 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
       ),
       { numRuns: 12 },
     );
+  });
+
+  it('a vendor that sends no quota header, only 429s (bare, or with Retry-After): >= 90 % of its quota, <= 3 % throttled', async () => {
+    for (const model of ['sliding-log', 'fixed-window'] as const) {
+      for (const headers of ['none', 'none-retry-after'] as const) {
+        // The user guessed twice the quota.
+        const r = await drive({
+          model,
+          vendorLimit: 20,
+          clientRate: 40,
+          clientBurst: 20,
+          rttMs: 120,
+          load: 3,
+          headers,
+          endMs: 70_000,
+          warmupMs: 10_000,
+        });
+        const label = `${model}, ${headers}`;
+        assert.ok(r.goodput >= 0.9, `${label}: ${(r.goodput * 100).toFixed(1)} % of the quota`);
+        assert.ok(r.throttled <= 0.03, `${label}: ${(r.throttled * 100).toFixed(2)} % throttled`);
+        assert.equal(r.deadLettered, 0);
+      }
+    }
   });
 
   it('no dead-letter storm: Remaining of 1..7 while the limiter holds more never makes an hour of budget look too short', async () => {
