@@ -185,6 +185,11 @@ export class RateController {
   #sampleAt = Number.NaN;
   #sampleAdmitted = 0;
   #pausedTill = Number.NEGATIVE_INFINITY;
+  // Whether this vendor's `Remaining: 0` means full until its reset (see #zeroIsFull).
+  #zeroFull: boolean | undefined;
+  #zeroCheckAt = Number.POSITIVE_INFINITY;
+  #zeroCheckAdmitted = 0;
+  #zeroBack = 0;
   // Throttles seen, time spent paused, and where the last cut measured from (`hold` mode).
   #throttles = 0;
   #pausedMs = 0;
@@ -237,14 +242,16 @@ export class RateController {
       this.#windowMs = resetMs;
     let pauseFor: number | undefined;
     if (hasRemaining) {
-      // Requests in flight will spend what the vendor says is left: no burst beyond that. The
-      // pace itself is left alone (a level holding less than one token keeps it): cutting the
-      // token being refilled would push the next request back on every answer.
-      store.adjust(this.#level, { capTokens: Math.max(1, remaining - traffic.inFlight) }, now);
-      // Nothing left and refused: nothing until the reset. (Nothing left on an answer that went
-      // through needs no pause: the budget above already holds the next request back by one
-      // interval, and a coarse reset, a whole second in the IETF fields, would waste a window.)
-      if (remaining === 0 && signal.throttled === true && resetMs !== undefined && resetMs > 0)
+      // Requests in flight will spend what the vendor says is left: no whole token beyond that.
+      // The token being refilled keeps its progress: cutting it would push the pace back on
+      // every answer.
+      const held = store.snapshot(this.#level, now).tokens;
+      const budget = Math.max(0, Math.floor(remaining - traffic.inFlight));
+      if (held > budget) store.adjust(this.#level, { capTokens: budget + (held - Math.floor(held)) }, now);
+      if (signal.throttled === true) {
+        // Nothing left and refused: nothing until the reset.
+        if (remaining === 0 && resetMs !== undefined && resetMs > 0) pauseFor = resetMs;
+      } else if (this.#zeroIsFull(remaining, traffic.inFlight, now, resetMs, traffic.admitted))
         pauseFor = resetMs;
       // Read as a level only from answers that went through: a throttle's 0 is no average.
       if (!hasReset && signal.throttled !== true) this.#readRemaining(remaining, now, traffic.admitted);
@@ -285,6 +292,40 @@ export class RateController {
       ...(change ? { change } : {}),
       ...(pausedUntil === undefined ? {} : { pausedUntil }),
     };
+  }
+
+  // Does `Remaining: 0` on an answer that went through mean nothing more until the reset? In
+  // a fixed window, yes, and its reset gives the quota back; a sliding log frees one request
+  // there, and a sliding counter still admits at 0 (its reset is the end of its fixed window).
+  // So the first 0 pauses until its reset, and the first answer after it says which: the quota
+  // back (pause at 0 from now on), or not (the pace alone will do). A reset about a whole
+  // window away says nothing of the kind (a bucket's time to full, a coarse IETF `t` of 1 on a
+  // 1 s window): no pause.
+  #zeroIsFull(
+    remaining: number,
+    inFlight: number,
+    now: number,
+    resetMs: number | undefined,
+    admitted: number,
+  ): boolean {
+    const limit = this.#limit;
+    if (now >= this.#zeroCheckAt && limit !== undefined) {
+      // The quota back: the limit less what went since (and a request or two of slack). Twice,
+      // to be sure: a sliding log that took a burst at once frees it at once too, once.
+      if (remaining >= limit - (admitted - this.#zeroCheckAdmitted) - 2) {
+        if (++this.#zeroBack >= 2) this.#zeroFull = true;
+      } else this.#zeroFull = false;
+      this.#zeroCheckAt = Number.POSITIVE_INFINITY;
+    }
+    // Nothing left once the requests in flight land.
+    if (remaining - inFlight > 0 || resetMs === undefined || resetMs <= 0 || this.#zeroFull === false)
+      return false;
+    if (resetMs >= 0.5 * roundWindow(this.#windowMs)) return false;
+    if (this.#zeroFull === undefined) {
+      this.#zeroCheckAt = now + resetMs;
+      this.#zeroCheckAdmitted = admitted;
+    }
+    return true;
   }
 
   // The rate the vendor refused: the rate in force, or what it accepted since the last cut

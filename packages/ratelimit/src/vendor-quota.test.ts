@@ -67,7 +67,9 @@ interface Drive {
 }
 
 /** Claims arrive evenly at `load` times the quota for 30 s, each with an hour of budget, as the router sends them. */
-async function drive(d: Drive): Promise<{ goodput: number; throttled: number; deadLettered: number }> {
+async function drive(
+  d: Drive,
+): Promise<{ goodput: number; throttled: number; refused: number; deadLettered: number }> {
   const clock = new VirtualClock();
   const limiter: Limiter = createLimiter({
     account: { ratePerSecond: d.clientRate, burst: d.clientBurst },
@@ -117,6 +119,7 @@ async function drive(d: Drive): Promise<{ goodput: number; throttled: number; de
   return {
     goodput: ok / ((d.vendorLimit * (end - warmup)) / 1000),
     throttled: refused / Math.max(1, ok + refused),
+    refused,
     deadLettered,
   };
 }
@@ -169,6 +172,42 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
       ),
       { numRuns: 12 },
     );
+  });
+
+  it('learns whether Remaining 0 means full until the reset: a fixed window then holds the next request back until it', async () => {
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
+    const at = async (t: number, signal: QuotaSignal) => {
+      await clock.advanceTo(t);
+      limiter.observe({ limit: 10, ...signal });
+    };
+    // Twice: nothing left, then, once the reset passed, the whole quota back.
+    await at(0, { remaining: 9, resetSeconds: 0.99 });
+    await at(100, { remaining: 0, resetSeconds: 0.3 });
+    await at(450, { remaining: 9, resetSeconds: 0.95 });
+    await at(500, { remaining: 0, resetSeconds: 0.2 });
+    await at(750, { remaining: 9, resetSeconds: 0.9 });
+    // Now one left, one in flight: nothing for us until the reset, 300 ms away.
+    const lease = await limiter.acquire({ key: 'p' });
+    await at(800, { remaining: 1, resetSeconds: 0.3 });
+    assert.equal(limiter.snapshot().pausedUntil, 1100);
+    assert.equal(limiter.tryAcquire({ key: 'p' }), undefined);
+    lease.release();
+  });
+
+  it('a vendor whose Remaining 0 does not mean full (a sliding counter) is paused once, then paced', async () => {
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
+    const at = async (t: number, signal: QuotaSignal) => {
+      await clock.advanceTo(t);
+      limiter.observe({ limit: 10, ...signal });
+    };
+    await at(0, { remaining: 9, resetSeconds: 0.99 });
+    await at(100, { remaining: 0, resetSeconds: 0.3 });
+    assert.equal(limiter.snapshot().pausedUntil, 400, 'the first 0: wait and see');
+    await at(450, { remaining: 1, resetSeconds: 0.5 });
+    await at(500, { remaining: 0, resetSeconds: 0.3 });
+    assert.equal(limiter.snapshot().pausedUntil, 0, 'learned: 0 is not full here');
   });
 
   it('a vendor that sends no quota header, only 429s (bare, or with Retry-After): >= 90 % of its quota, <= 3 % throttled', async () => {
