@@ -253,6 +253,20 @@ export class RateController {
         if (remaining === 0 && resetMs !== undefined && resetMs > 0) pauseFor = resetMs;
       } else if (this.#zeroIsFull(remaining, traffic.inFlight, now, resetMs, traffic.admitted))
         pauseFor = resetMs;
+      else if (
+        this.#zeroFull !== false &&
+        resetMs !== undefined &&
+        resetMs > 0 &&
+        resetMs < 0.5 * roundWindow(this.#windowMs)
+      ) {
+        // A reset that may be the first to free anything (a fixed window's): what is left once
+        // the requests in flight land is all that goes before it.
+        store.adjust(
+          this.#level,
+          { budget: { count: Math.floor(remaining - traffic.inFlight), until: now + resetMs } },
+          now,
+        );
+      }
       // Read as a level only from answers that went through: a throttle's 0 is no average.
       if (!hasReset && signal.throttled !== true) this.#readRemaining(remaining, now, traffic.admitted);
     }
@@ -379,7 +393,7 @@ export class RateController {
       // The pause ended: one request asks the vendor; its answer decides what follows.
       const at = this.#probeAt;
       this.#probeAt = Number.POSITIVE_INFINITY;
-      store.adjust(this.#level, { capTokens: 1 }, Math.min(now, at));
+      store.adjust(this.#level, { setTokens: 1 }, Math.min(now, at));
     }
     if (now < this.#nextRecompute) return undefined;
     return this.#apply(now, store, 'recover');

@@ -94,13 +94,16 @@ describe('vendor zoo against the limiter (virtual time)', () => {
   it('every vendor that sends quota headers with a reset: >= 98 % of the quota, <= 0.5 % throttled, nobody dead-lettered', async () => {
     for (const model of QUOTA_MODELS) {
       for (const headers of ['x-ratelimit', 'ietf'] as const) {
-        for (const ratePerSecond of [10, 40]) {
+        // The bench's clients: a user who guessed half the quota, or twice it.
+        for (const [ratePerSecond, burst] of [
+          [10, 10],
+          [40, 20],
+        ] as const) {
           const r = await runZoo({
             vendor: { model, headers, throttle: '429-seconds' },
-            client: { kind: 'rxgate', ratePerSecond, burst: 10 },
+            client: { kind: 'rxgate', ratePerSecond, burst },
             load: 3,
             latency: 'slow',
-            durationMs: 40_000,
           });
           const label = `${model} / ${headers} / limit ${ratePerSecond}`;
           assert.ok(r.goodputPct >= 98, `${label}: ${r.goodputPct.toFixed(1)} %`);
