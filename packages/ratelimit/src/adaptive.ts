@@ -296,7 +296,10 @@ export class RateController {
       this.#pausedTill = Math.max(this.#pausedTill, pausedUntil);
       // A pause gives nothing back when it ends but one request: what the vendor freed meanwhile
       // is unknown (a reset may free one request or all), so its answer says.
-      store.adjust(this.#level, { pauseUntil: pausedUntil, capTokens: 0 }, now);
+      // The token being refilled keeps its progress: a short pause (a fixed window's last
+      // few milliseconds) then costs no extra interval.
+      const held = store.snapshot(this.#level, now).tokens;
+      store.adjust(this.#level, { pauseUntil: pausedUntil, capTokens: held - Math.floor(held) }, now);
       this.#probeAt = Math.max(pausedUntil, this.#probeAt === Number.POSITIVE_INFINITY ? 0 : this.#probeAt);
     }
     const change = this.#apply(now, store, hasRemaining || hasReset ? 'quota' : 'throttle');
@@ -393,7 +396,7 @@ export class RateController {
       // The pause ended: one request asks the vendor; its answer decides what follows.
       const at = this.#probeAt;
       this.#probeAt = Number.POSITIVE_INFINITY;
-      store.adjust(this.#level, { setTokens: 1 }, Math.min(now, at));
+      store.adjust(this.#level, { capTokens: 1 }, Math.min(now, at));
     }
     if (now < this.#nextRecompute) return undefined;
     return this.#apply(now, store, 'recover');

@@ -26,8 +26,7 @@ export interface LevelAdjustment {
   readonly pauseUntil?: number;
   /** Hold at most this many tokens now (the vendor says fewer remain than we think). */
   readonly capTokens?: number;
-  /** Hold exactly this many tokens now (a pause ended: one request probes the vendor). */
-  readonly setTokens?: number;
+
   /** The vendor's window reset: the level is full again (as of the adjustment's time). */
   readonly fill?: boolean;
   /**
@@ -147,10 +146,6 @@ export class MemoryStore implements RateStore {
     if (adjustment.budget !== undefined) {
       s.budgetCount = adjustment.budget.count;
       s.budgetUntil = adjustment.budget.until;
-    }
-    if (adjustment.setTokens !== undefined) {
-      const tokens = Math.max(0, Math.min(level.burst, adjustment.setTokens));
-      s.tat = now + (level.burst - tokens) * s.intervalMs;
     }
     if (adjustment.capTokens !== undefined) {
       const cap = Math.max(0, Math.min(level.burst, adjustment.capTokens));
