@@ -1,4 +1,4 @@
-import { RateController, type ResolvedAdaptive } from './adaptive.js';
+import { type LevelTraffic, RateController, type ResolvedAdaptive } from './adaptive.js';
 import type { Clock } from './clock.js';
 import type { QuotaSignal } from './quota-signal.js';
 import type { Scheduler } from './scheduler.js';
@@ -13,7 +13,14 @@ export class Adaptation {
   readonly #clock: Clock;
   #scheduler: Scheduler | undefined;
 
-  constructor(options: ResolvedAdaptive, store: RateStore, clock: Clock) {
+  readonly #leasesReturn: boolean;
+
+  /**
+   * `leasesReturn`: callers get leases and release them when the answer came (createLimiter),
+   * so leases can count requests in flight; a TokenBucket hands out none.
+   */
+  constructor(options: ResolvedAdaptive, store: RateStore, clock: Clock, leasesReturn = false) {
+    this.#leasesReturn = leasesReturn;
     this.#options = options;
     this.#store = store;
     this.#clock = clock;
@@ -57,14 +64,18 @@ export class Adaptation {
     );
   }
 
-  observe(level: LevelSpec, signal: QuotaSignal): void {
+  /** Applies a signal to a level; `traffic` reads that level's requests in flight and admissions. */
+  observe(level: LevelSpec, signal: QuotaSignal, traffic: () => LevelTraffic): void {
     let c = this.#controllers.get(level.id);
     if (c === undefined) {
       c = new RateController(level, this.#options);
       this.#controllers.set(level.id, c);
     }
     const now = this.#clock.now();
-    const result = c.observe(signal, now, this.#store);
+    // From the first Remaining on, leases count what is in flight (they spend what is left).
+    if (this.#leasesReturn && signal.remaining !== undefined && this.#scheduler !== undefined)
+      this.#scheduler.countInFlight = true;
+    const result = c.observe(signal, now, this.#store, traffic());
     if (c.active) this.#active.add(c);
     const s = this.#scheduler;
     if (s === undefined) return;

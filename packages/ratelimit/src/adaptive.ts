@@ -7,12 +7,19 @@ import { inRange, positive } from './validate.js';
 /** How a limiter follows the vendor's quota signals. */
 export interface AdaptiveOptions {
   /**
-   * How the rate recovers after a throttle that carried no quota headers: `cubic` as the AWS
-   * SDKs' adaptive retry does, or `aimd` (linear probe back up).
-   * @default 'cubic'
+   * How the rate recovers after a throttle that carried no quota headers. `hold`: a vendor's
+   * quota does not move as a network's capacity does, so the rate that was throttled is
+   * remembered (as what the vendor accepted meanwhile, when that is less): the rate climbs back
+   * to just under it in `recoverMs`, holds there for `holdMs`, then probes up by 1 % a second.
+   * `cubic` as the AWS SDKs' adaptive retry does; `aimd` (linear probe back up).
+   * @default 'hold'
    */
-  readonly mode?: 'cubic' | 'aimd';
-  /** Multiplicative decrease on a throttle. @default 0.7 */
+  readonly mode?: 'hold' | 'cubic' | 'aimd';
+  /** `hold` mode: time to climb back from the cut to just under the throttled rate. @default 3000 */
+  readonly recoverMs?: number;
+  /** `hold` mode: time spent just under the throttled rate before probing above it. @default 30_000 */
+  readonly holdMs?: number;
+  /** Multiplicative decrease on a throttle. @default 0.9 in `hold` mode, 0.7 otherwise */
   readonly beta?: number;
   /** CUBIC scale constant (rates in requests per second). @default 0.4 */
   readonly scale?: number;
@@ -22,36 +29,52 @@ export interface AdaptiveOptions {
   readonly minRatePerSecond?: number;
   /** How often, at most, a recovering rate is recomputed. @default 250 */
   readonly recomputeEveryMs?: number;
-}
-
-// A refill too slow to matter before the vendor's window resets (GCRA needs a rate > 0).
-const QUOTA_FLOOR = 1e-6;
-/**
- * Seconds over which a remaining quota is spread: the time to the reset less a margin (a
- * tenth of it, at least 100 ms, never more than half), because the reset was measured at the
- * vendor a trip ago and the last request must still land in the window.
- */
-export function spreadHorizon(resetSeconds: number): number {
-  return resetSeconds - Math.min(resetSeconds / 2, Math.max(resetSeconds / 10, 0.1));
+  /**
+   * The most a level may run at, whatever the vendor advertises. Without it, a vendor that
+   * advertises its limit (`X-RateLimit-Limit`, IETF `q`) sets the ceiling, above the configured
+   * rate if it is higher, so a user who does not know the quota still gets all of it.
+   * @default no cap
+   */
+  readonly maxRatePerSecond?: number;
+  /**
+   * The longest pause any one answer can impose (a Retry-After of a week, a `Remaining: 0`
+   * with a reset a day away). When it ends, one request probes the vendor; its answer decides.
+   * @default 300_000 (5 minutes)
+   */
+  readonly maxPauseMs?: number;
+  /**
+   * The share of the vendor's advertised rate to aim at: a little under it, so arrival jitter
+   * does not fill a sliding window.
+   * @default 0.99
+   */
+  readonly targetShare?: number;
 }
 
 export interface ResolvedAdaptive {
-  readonly mode: 'cubic' | 'aimd';
+  readonly mode: 'hold' | 'cubic' | 'aimd';
+  readonly recoverMs: number;
+  readonly holdMs: number;
   readonly beta: number;
   readonly scale: number;
   readonly increasePerSecond: number | undefined;
   readonly minRatePerSecond: number | undefined;
   readonly recomputeEveryMs: number;
+  readonly maxRatePerSecond: number;
+  readonly maxPauseMs: number;
+  readonly targetShare: number;
 }
 
 export function resolveAdaptive(options: AdaptiveOptions | undefined, prefix: string): ResolvedAdaptive {
   const o = options ?? {};
-  const mode = o.mode ?? 'cubic';
-  if (mode !== 'cubic' && mode !== 'aimd')
-    throw new InvalidOptionError(`${prefix}.mode`, 'must be "cubic" or "aimd"');
+  const mode = o.mode ?? 'hold';
+  if (mode !== 'hold' && mode !== 'cubic' && mode !== 'aimd')
+    throw new InvalidOptionError(`${prefix}.mode`, 'must be "hold", "cubic" or "aimd"');
   return {
     mode,
-    beta: o.beta === undefined ? 0.7 : inRange(`${prefix}.beta`, o.beta, 0, 1, true),
+    recoverMs: o.recoverMs === undefined ? 3000 : positive(`${prefix}.recoverMs`, o.recoverMs),
+    holdMs: o.holdMs === undefined ? 30_000 : positive(`${prefix}.holdMs`, o.holdMs),
+    beta:
+      o.beta === undefined ? (mode === 'hold' ? 0.9 : 0.7) : inRange(`${prefix}.beta`, o.beta, 0, 1, true),
     scale: o.scale === undefined ? 0.4 : positive(`${prefix}.scale`, o.scale),
     increasePerSecond:
       o.increasePerSecond === undefined
@@ -63,6 +86,12 @@ export function resolveAdaptive(options: AdaptiveOptions | undefined, prefix: st
         : positive(`${prefix}.minRatePerSecond`, o.minRatePerSecond),
     recomputeEveryMs:
       o.recomputeEveryMs === undefined ? 250 : positive(`${prefix}.recomputeEveryMs`, o.recomputeEveryMs),
+    maxRatePerSecond:
+      o.maxRatePerSecond === undefined
+        ? Number.POSITIVE_INFINITY
+        : positive(`${prefix}.maxRatePerSecond`, o.maxRatePerSecond),
+    maxPauseMs: o.maxPauseMs === undefined ? 300_000 : positive(`${prefix}.maxPauseMs`, o.maxPauseMs),
+    targetShare: o.targetShare === undefined ? 0.99 : share(`${prefix}.targetShare`, o.targetShare),
   };
 }
 
@@ -73,11 +102,67 @@ export interface RateChange {
   readonly reason: AdaptReason;
 }
 
+function share(option: string, value: unknown): number {
+  const v = positive(option, value);
+  if (v > 1) throw new InvalidOptionError(option, `must be a number in (0, 1], got ${v}`);
+  return v;
+}
+
+/** What the limiter knows of a level's traffic when a signal arrives. */
+export interface LevelTraffic {
+  /** Leases of this level admitted and not yet released (requests in flight). */
+  readonly inFlight: number;
+  /** Admissions on this level so far (a running count). */
+  readonly admitted: number;
+}
+
+export interface ObserveResult {
+  readonly change?: RateChange;
+  readonly pausedUntil?: number;
+  /** The limiter got slower or paused: waiters' deadlines must be checked again. */
+  readonly slower: boolean;
+}
+
+// Time constant of the averages a vendor that reports only Remaining is read through.
+const REMAINING_TAU_MS = 1000;
+
+// Windows vendors configure, in ms. A reset is read short (it was measured at the vendor
+// before the answer came back, and the router takes half the round trip off it), so the
+// longest reset seen is rounded up to the next of these when it is within 30 % of it. Read
+// too long, the rate is lower than it could be; read too short, every window is overrun.
+const ROUND_WINDOWS_MS = [
+  100, 200, 250, 500, 1000, 2000, 3000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+  900_000, 1_800_000, 3_600_000,
+];
+
+/** The window a vendor most likely configured, given the longest reset it reported (ms). */
+export function roundWindow(ms: number): number {
+  for (const w of ROUND_WINDOWS_MS) if (w >= ms) return w <= ms * 1.3 ? w : ms;
+  return ms;
+}
+
+const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0;
+
 /**
- * Follows one level's vendor quota: pauses for Retry-After, spreads a low remaining quota over
- * what is left of the window, and cuts then probes the rate back on a bare throttle. The rate
- * in force is the least of the configured rate, the throttle-recovery rate and the quota rate;
- * it never exceeds the configured one.
+ * Follows one level's vendor quota. The rules, each a bug a real vendor showed:
+ *
+ * - The ceiling is the vendor's advertised rate when it says one: its limit over its window,
+ *   the window being the longest reset it ever reported (a fixed window's reset is at most the
+ *   window; a sliding log's, the time until its oldest request leaves; a token bucket's, its
+ *   time to full), a little under it (`targetShare`), capped by `maxRatePerSecond`. Otherwise
+ *   the configured rate.
+ * - Remaining is a budget: the level never holds more tokens than the vendor has left minus
+ *   the requests already in flight (they will spend it).
+ * - Nothing is given back at a reset: a pause (`Remaining: 0` until the reset, or a
+ *   Retry-After) lets tokens come back at the ceiling rate only, so a reset that frees one
+ *   request gives one back, and a fixed window's reset gives back a burst because the pause
+ *   lasted that long. Every pause is capped (`maxPauseMs`); after a capped pause one request
+ *   probes, and its answer decides.
+ * - A vendor that reports Remaining without a reset is read over time: the share of its
+ *   limit our sending leaves unused tells its rate.
+ * - A throttle that says nothing cuts the rate by `beta` and probes back up with CUBIC.
+ * - The rate never drops to a crawl: slowing down to nothing is a pause with an end, so a
+ *   waiter's predicted wait stays true and no deadline looks unreachable when it is not.
  */
 export class RateController {
   readonly #level: LevelSpec;
@@ -90,17 +175,34 @@ export class RateController {
   #cut = 0;
   #k = 0;
   #recovering = false;
-  // Quota spreading until the vendor's window resets.
-  #quotaRate = Number.POSITIVE_INFINITY;
-  #quotaUntil = Number.NEGATIVE_INFINITY;
-  #quotaUntilEnded = Number.NEGATIVE_INFINITY;
+  // What the vendor said over time.
+  #limit: number | undefined;
+  #windowMs = 0;
+  // A vendor with Remaining and no reset: averages of our sending rate and of what it left.
+  #fromRemaining: number | undefined;
+  #sendRate = 0;
+  #meanRemaining = 0;
+  #sampleAt = Number.NaN;
+  #sampleAdmitted = 0;
+  #pausedTill = Number.NEGATIVE_INFINITY;
+  // Whether this vendor's `Remaining: 0` means full until its reset (see #zeroIsFull).
+  #zeroFull: boolean | undefined;
+  #zeroCheckAt = Number.POSITIVE_INFINITY;
+  #zeroCheckAdmitted = 0;
+  #zeroBack = 0;
+  // Throttles seen, time spent paused, and where the last cut measured from (`hold` mode).
+  #throttles = 0;
+  #pausedMs = 0;
+  #cutSample: { at: number; admitted: number; throttles: number; pausedMs: number } | undefined;
+  // A capped pause ends here: one request then probes the vendor.
+  #probeAt = Number.POSITIVE_INFINITY;
   #nextRecompute = Number.POSITIVE_INFINITY;
 
   constructor(level: LevelSpec, options: ResolvedAdaptive) {
     this.#level = level;
     this.#o = options;
-    this.#current = level.ratePerSecond;
-    this.#minRate = Math.min(options.minRatePerSecond ?? level.ratePerSecond / 20, level.ratePerSecond);
+    this.#current = Math.min(level.ratePerSecond, options.maxRatePerSecond);
+    this.#minRate = Math.min(options.minRatePerSecond ?? level.ratePerSecond / 20, this.#current);
   }
 
   /** The rate in force. */
@@ -108,117 +210,228 @@ export class RateController {
     return this.#current;
   }
 
-  /** When the rate in force next changes on its own (recovery step or quota window end). */
+  /** When the rate in force next changes on its own (a recovery step, or the end of a capped pause). */
   get nextChangeAt(): number {
-    return this.#nextRecompute;
+    return Math.min(this.#nextRecompute, this.#probeAt);
   }
 
-  /** True while a recomputation is due at some later time (recovery or a quota window). */
+  /** True while a recomputation is due at some later time. */
   get active(): boolean {
-    return this.#nextRecompute !== Number.POSITIVE_INFINITY;
+    return this.nextChangeAt !== Number.POSITIVE_INFINITY;
   }
 
-  /**
-   * Applies one signal to the store. Returns the rate change and pause it made, if any, and
-   * whether the limiter got slower (waiters' deadlines must be checked again).
-   */
-  observe(
-    signal: QuotaSignal,
-    now: number,
-    store: RateStore,
-  ): { change?: RateChange; pausedUntil?: number; slower: boolean } {
-    let pausedUntil: number | undefined;
-    const { retryAfterMs, remaining, resetSeconds } = signal;
-    const hasRetryAfter = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > 0;
-    const hasQuota =
-      remaining !== undefined &&
-      Number.isFinite(remaining) &&
-      remaining >= 0 &&
-      resetSeconds !== undefined &&
-      Number.isFinite(resetSeconds) &&
-      resetSeconds >= 0;
-    if (hasRetryAfter) pausedUntil = now + retryAfterMs;
-    if (hasQuota) {
-      const windowEnd = now + resetSeconds * 1000;
-      if (remaining === 0) {
-        if (resetSeconds > 0) pausedUntil = Math.max(pausedUntil ?? 0, windowEnd);
-      } else {
-        // Never hold more than the vendor will take, and refill no faster than what is left
-        // beyond those tokens lasts until the reset: at most `remaining` go before it. The
-        // spread ends a little before the reset (see spreadHorizon).
-        store.adjust(this.#level, { capTokens: remaining }, now);
-        const held = store.snapshot(this.#level, now).tokens;
-        const sustainable =
-          resetSeconds > 0
-            ? Math.max(0, remaining - held) / spreadHorizon(resetSeconds)
-            : Number.POSITIVE_INFINITY;
-        if (sustainable < this.#level.ratePerSecond) {
-          this.#quotaRate = Math.max(QUOTA_FLOOR, sustainable);
-          this.#quotaUntil = windowEnd;
-        } else {
-          this.#quotaRate = Number.POSITIVE_INFINITY;
-          this.#quotaUntil = Number.NEGATIVE_INFINITY;
-        }
+  /** The rate the vendor allows as far as we know, times the target share, within the cap. */
+  #ceiling(): number {
+    let c = this.#level.ratePerSecond;
+    if (this.#limit !== undefined && this.#windowMs > 0)
+      c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#o.targetShare;
+    else if (this.#fromRemaining !== undefined) c = this.#fromRemaining;
+    return Math.min(c, this.#o.maxRatePerSecond);
+  }
+
+  /** Applies one signal to the store. */
+  observe(signal: QuotaSignal, now: number, store: RateStore, traffic: LevelTraffic): ObserveResult {
+    const { limit, remaining, resetSeconds, retryAfterMs } = signal;
+    const hasRetryAfter = finite(retryAfterMs) && retryAfterMs > 0;
+    const hasRemaining = finite(remaining);
+    const hasReset = finite(resetSeconds);
+    if (finite(limit) && limit > 0) this.#limit = limit;
+    const resetMs = hasReset ? resetSeconds * 1000 : undefined;
+    // The longest reset is the window (or time to full); one from a day-long quota is not a rate.
+    if (resetMs !== undefined && resetMs > this.#windowMs && resetMs <= this.#o.maxPauseMs)
+      this.#windowMs = resetMs;
+    let pauseFor: number | undefined;
+    if (hasRemaining) {
+      // Requests in flight will spend what the vendor says is left: no whole token beyond that.
+      // The token being refilled keeps its progress: cutting it would push the pace back on
+      // every answer.
+      const held = store.snapshot(this.#level, now).tokens;
+      const budget = Math.max(0, Math.floor(remaining - traffic.inFlight));
+      if (held > budget) store.adjust(this.#level, { capTokens: budget + (held - Math.floor(held)) }, now);
+      if (signal.throttled === true) {
+        // Nothing left and refused: nothing until the reset.
+        if (remaining === 0 && resetMs !== undefined && resetMs > 0) pauseFor = resetMs;
+      } else if (this.#zeroIsFull(remaining, traffic.inFlight, now, resetMs, traffic.admitted))
+        pauseFor = resetMs;
+      else if (
+        this.#zeroFull !== false &&
+        resetMs !== undefined &&
+        resetMs > 0 &&
+        resetMs < 0.5 * roundWindow(this.#windowMs)
+      ) {
+        // A reset that may be the first to free anything (a fixed window's): what is left once
+        // the requests in flight land is all that goes before it.
+        store.adjust(
+          this.#level,
+          { budget: { count: Math.floor(remaining - traffic.inFlight), until: now + resetMs } },
+          now,
+        );
       }
-    } else if (signal.throttled === true && !hasRetryAfter) {
-      // A throttle that says nothing of the quota: multiplicative decrease, then probe back up.
-      this.#wMax = this.#current;
-      this.#cut = Math.max(this.#minRate, this.#current * this.#o.beta);
-      this.#k = Math.cbrt((this.#wMax * (1 - this.#o.beta)) / this.#o.scale);
-      this.#throttleAt = now;
-      this.#recovering = true;
+      // Read as a level only from answers that went through: a throttle's 0 is no average.
+      if (!hasReset && signal.throttled !== true) this.#readRemaining(remaining, now, traffic.admitted);
     }
-    if (pausedUntil !== undefined) store.adjust(this.#level, { pauseUntil: pausedUntil }, now);
-    const reason: AdaptReason = hasQuota ? 'quota' : 'throttle';
-    const change = this.#apply(now, store, reason);
-    const slower = pausedUntil !== undefined || (change !== undefined && change.to < change.from) || hasQuota;
-    const result: { change?: RateChange; pausedUntil?: number; slower: boolean } = { slower };
-    if (change) result.change = change;
-    if (pausedUntil !== undefined) result.pausedUntil = pausedUntil;
-    return result;
+    if (hasRetryAfter) pauseFor = Math.max(pauseFor ?? 0, retryAfterMs);
+    if (signal.throttled === true) {
+      this.#throttles++;
+      // A throttle that says nothing of the quota (at most a Retry-After): multiplicative
+      // decrease, then back up. In `hold` mode, one cut a second: the requests in flight when
+      // the vendor's limit was reached are throttled together, and that is one event.
+      const quiet = !hasReset && this.#windowMs === 0;
+      const hold = this.#o.mode === 'hold';
+      if ((pauseFor === undefined && !hold) || (hold && quiet && now - this.#throttleAt >= 1000)) {
+        this.#wMax = hold ? this.#throttledRate(now, traffic.admitted) : this.#current;
+        this.#cut = Math.max(this.#minRate, this.#wMax * this.#o.beta);
+        this.#k = Math.cbrt((this.#wMax * (1 - this.#o.beta)) / this.#o.scale);
+        this.#throttleAt = now;
+        this.#recovering = true;
+      }
+      // What we read from Remaining alone sent too much.
+      if (this.#fromRemaining !== undefined)
+        this.#fromRemaining = Math.max(this.#minRate, this.#fromRemaining * 0.9);
+    }
+    let pausedUntil: number | undefined;
+    if (pauseFor !== undefined) {
+      pausedUntil = now + Math.min(pauseFor, this.#o.maxPauseMs);
+      this.#pausedMs += Math.max(0, pausedUntil - Math.max(now, this.#pausedTill));
+      this.#pausedTill = Math.max(this.#pausedTill, pausedUntil);
+      // A pause gives nothing back when it ends but one request: what the vendor freed meanwhile
+      // is unknown (a reset may free one request or all), so its answer says.
+      // The token being refilled keeps its progress: a short pause (a fixed window's last
+      // few milliseconds) then costs no extra interval.
+      const held = store.snapshot(this.#level, now).tokens;
+      store.adjust(this.#level, { pauseUntil: pausedUntil, capTokens: held - Math.floor(held) }, now);
+      this.#probeAt = Math.max(pausedUntil, this.#probeAt === Number.POSITIVE_INFINITY ? 0 : this.#probeAt);
+    }
+    const change = this.#apply(now, store, hasRemaining || hasReset ? 'quota' : 'throttle');
+    const slower = pausedUntil !== undefined || (change !== undefined && change.to < change.from);
+    return {
+      slower,
+      ...(change ? { change } : {}),
+      ...(pausedUntil === undefined ? {} : { pausedUntil }),
+    };
   }
 
-  /** Recomputes a recovering rate when one is due; cheap to call on every acquire. */
+  // Does `Remaining: 0` on an answer that went through mean nothing more until the reset? In
+  // a fixed window, yes, and its reset gives the quota back; a sliding log frees one request
+  // there, and a sliding counter still admits at 0 (its reset is the end of its fixed window).
+  // So the first 0 pauses until its reset, and the first answer after it says which: the quota
+  // back (pause at 0 from now on), or not (the pace alone will do). A reset about a whole
+  // window away says nothing of the kind (a bucket's time to full, a coarse IETF `t` of 1 on a
+  // 1 s window): no pause.
+  #zeroIsFull(
+    remaining: number,
+    inFlight: number,
+    now: number,
+    resetMs: number | undefined,
+    admitted: number,
+  ): boolean {
+    const limit = this.#limit;
+    if (now >= this.#zeroCheckAt && limit !== undefined) {
+      // The quota back: the limit less what went since (and a request or two of slack). Twice,
+      // to be sure: a sliding log that took a burst at once frees it at once too, once.
+      if (remaining >= limit - (admitted - this.#zeroCheckAdmitted) - 2) {
+        if (++this.#zeroBack >= 2) this.#zeroFull = true;
+      } else this.#zeroFull = false;
+      this.#zeroCheckAt = Number.POSITIVE_INFINITY;
+    }
+    // Nothing left once the requests in flight land.
+    if (remaining - inFlight > 0 || resetMs === undefined || resetMs <= 0 || this.#zeroFull === false)
+      return false;
+    if (resetMs >= 0.5 * roundWindow(this.#windowMs)) return false;
+    if (this.#zeroFull === undefined) {
+      this.#zeroCheckAt = now + resetMs;
+      this.#zeroCheckAdmitted = admitted;
+    }
+    return true;
+  }
+
+  // The rate the vendor refused: the rate in force, or what it accepted since the last cut
+  // (admissions less throttles, outside pauses) when that is less, within one cut of it.
+  #throttledRate(now: number, admitted: number): number {
+    const since = this.#cutSample;
+    this.#cutSample = { at: now, admitted, throttles: this.#throttles, pausedMs: this.#pausedMs };
+    const current = this.#current;
+    if (since === undefined) return current;
+    const sending = now - since.at - (this.#pausedMs - since.pausedMs);
+    const throttles = this.#throttles - since.throttles;
+    const accepted = sending < 1000 ? undefined : ((admitted - since.admitted - throttles) * 1000) / sending;
+    // Throttled again before the last cut was made up: that cut was not enough. The vendor
+    // accepts at least what it accepted meanwhile, and less than the rate in force.
+    if (now - this.#throttleAt < this.#o.recoverMs + 1000)
+      return Math.min(current, Math.max(accepted ?? 0, current * this.#o.beta));
+    // Only a stretch with throttles all along says what the vendor accepts; one throttle at
+    // its end says the rate in force was just too much.
+    if (accepted === undefined || throttles < 3) return current;
+    return Math.min(current, Math.max(accepted, current * this.#o.beta));
+  }
+
+  // Remaining without a reset: sending at s leaves R of L unused on average, so the vendor
+  // allows about s·L/(L − R). Read only while we send at the rate in force (else R says nothing of the
+  // ceiling) and not just after a pause (the window emptied), and followed smoothly.
+  #readRemaining(remaining: number, now: number, admitted: number): void {
+    if (Number.isNaN(this.#sampleAt)) {
+      this.#sampleAt = now;
+      this.#sampleAdmitted = admitted;
+      this.#meanRemaining = remaining;
+      return;
+    }
+    const dt = now - this.#sampleAt;
+    if (dt < 50) return;
+    const a = 1 - Math.exp(-dt / REMAINING_TAU_MS);
+    this.#sendRate += a * (((admitted - this.#sampleAdmitted) * 1000) / dt - this.#sendRate);
+    this.#meanRemaining += a * (remaining - this.#meanRemaining);
+    this.#sampleAt = now;
+    this.#sampleAdmitted = admitted;
+    const current = this.#fromRemaining ?? this.#current;
+    if (this.#sendRate < 0.9 * current || now < this.#pausedTill + REMAINING_TAU_MS) return;
+    const limit = this.#limit ?? Math.max(remaining, 1);
+    const unused = Math.min(this.#meanRemaining, limit - 1);
+    const target = Math.min(2 * current, ((this.#sendRate * limit) / (limit - unused)) * this.#o.targetShare);
+    this.#fromRemaining = Math.max(this.#minRate, current + a * (target - current));
+  }
+
+  /** Recomputes a recovering rate, or ends a capped pause with a probe, when due. */
   tick(now: number, store: RateStore): RateChange | undefined {
-    if (now < this.#nextRecompute) return undefined;
-    const quotaEnded = this.#quotaUntil !== Number.NEGATIVE_INFINITY && now >= this.#quotaUntil;
-    if (quotaEnded) {
-      this.#quotaUntilEnded = this.#quotaUntil;
-      this.#quotaRate = Number.POSITIVE_INFINITY;
-      this.#quotaUntil = Number.NEGATIVE_INFINITY;
+    if (now >= this.#probeAt) {
+      // The pause ended: one request asks the vendor; its answer decides what follows.
+      const at = this.#probeAt;
+      this.#probeAt = Number.POSITIVE_INFINITY;
+      store.adjust(this.#level, { capTokens: 1 }, Math.min(now, at));
     }
-    // A window that ended while nobody asked ended then: the refill since runs at the full rate.
-    const at = quotaEnded ? Math.min(now, this.#quotaUntilEnded) : now;
-    // The vendor's window reset, so its whole quota is back: so is our burst.
-    if (quotaEnded) store.adjust(this.#level, { fill: true }, at);
-    return this.#apply(now, store, quotaEnded ? 'quota-window-ended' : 'recover', at);
+    if (now < this.#nextRecompute) return undefined;
+    return this.#apply(now, store, 'recover');
   }
 
-  #apply(now: number, store: RateStore, reason: AdaptReason, at = now): RateChange | undefined {
-    const configured = this.#level.ratePerSecond;
-    let rate = configured;
+  // `hold` mode, ms after the cut: back to just under the throttled rate, stay, then probe.
+  #hold(ms: number): number {
+    const under = this.#wMax * this.#o.targetShare;
+    const { recoverMs, holdMs } = this.#o;
+    if (ms < recoverMs) return this.#cut + ((under - this.#cut) * ms) / recoverMs;
+    if (ms < recoverMs + holdMs) return under;
+    return under * (1 + (ms - recoverMs - holdMs) / 100_000);
+  }
+
+  #apply(now: number, store: RateStore, reason: AdaptReason): RateChange | undefined {
+    const ceiling = this.#ceiling();
+    let rate = ceiling;
     if (this.#recovering) {
       const t = (now - this.#throttleAt) / 1000;
       const probe =
-        this.#o.mode === 'cubic'
-          ? this.#o.scale * (t - this.#k) ** 3 + this.#wMax
-          : this.#cut + (this.#o.increasePerSecond ?? configured / 10) * t;
+        this.#o.mode === 'hold'
+          ? this.#hold(t * 1000)
+          : this.#o.mode === 'cubic'
+            ? this.#o.scale * (t - this.#k) ** 3 + this.#wMax
+            : this.#cut + (this.#o.increasePerSecond ?? this.#level.ratePerSecond / 10) * t;
       const recovered = Math.max(this.#cut, probe);
-      if (recovered >= configured) this.#recovering = false;
-      else rate = Math.min(rate, recovered);
+      if (recovered >= ceiling) this.#recovering = false;
+      else rate = recovered;
     }
-    rate = Math.max(this.#minRate, rate);
-    // The vendor's own word about its window may go below the floor of our guesses.
-    if (now < this.#quotaUntil) rate = Math.min(rate, this.#quotaRate);
-    this.#nextRecompute = this.#recovering
-      ? now + this.#o.recomputeEveryMs
-      : this.#quotaUntil > now
-        ? this.#quotaUntil
-        : Number.POSITIVE_INFINITY;
+    rate = Math.max(Math.min(this.#minRate, ceiling), rate);
+    this.#nextRecompute = this.#recovering ? now + this.#o.recomputeEveryMs : Number.POSITIVE_INFINITY;
     if (rate === this.#current) return undefined;
     const from = this.#current;
     this.#current = rate;
-    store.adjust(this.#level, { ratePerSecond: rate }, at);
+    store.adjust(this.#level, { ratePerSecond: rate }, now);
     return { level: this.#level.id, from, to: rate, reason };
   }
 }

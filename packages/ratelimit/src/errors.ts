@@ -39,16 +39,29 @@ export class DeadlineExceededError extends RateLimitError {
   readonly predictedWaitMs: number;
   /** The deadline that would have been missed, on the limiter's clock. */
   readonly deadline: number;
-  constructor(predictedWaitMs: number, deadline: number, passedWhileQueued = false) {
+  /**
+   * `predicted`: refused at once, the predicted wait misses the deadline; `passed-while-queued`:
+   * the deadline came while waiting; `already-past`: the deadline had passed before the call.
+   */
+  readonly when: 'predicted' | 'passed-while-queued' | 'already-past';
+  constructor(
+    predictedWaitMs: number,
+    deadline: number,
+    when: boolean | 'predicted' | 'passed-while-queued' | 'already-past' = 'predicted',
+  ) {
+    const w = when === true ? 'passed-while-queued' : when === false ? 'predicted' : when;
     super(
       'RXGATE_RATELIMIT_DEADLINE',
-      passedWhileQueued
+      w === 'passed-while-queued'
         ? 'the deadline passed while waiting for admission'
-        : `admission predicted in ${Math.ceil(predictedWaitMs)} ms, past the deadline`,
+        : w === 'already-past'
+          ? 'deadline: already past when the acquire was made'
+          : `admission predicted in ${Math.ceil(predictedWaitMs)} ms, past the deadline`,
     );
     this.name = 'DeadlineExceededError';
     this.predictedWaitMs = predictedWaitMs;
     this.deadline = deadline;
+    this.when = w;
   }
 }
 

@@ -124,7 +124,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     ratePerSecond: account.ratePerSecond,
     burst: account.burst,
   };
-  const adaptation = new Adaptation(resolveAdaptive(options.adaptive, 'adaptive'), store, clock);
+  const adaptation = new Adaptation(resolveAdaptive(options.adaptive, 'adaptive'), store, clock, true);
   const noKeyLimit: KeyLimits = { levels: [], concurrency: Number.POSITIVE_INFINITY };
 
   const levelOf = (key: string): LevelSpec | undefined => {
@@ -175,7 +175,12 @@ export function createLimiter(options: LimiterOptions): Limiter {
     run(key, fn, o) {
       // Admitted now with no slot to hold: call fn at once and hand back its own promise.
       if (o?.deadline === undefined && o?.signal === undefined) {
-        const lease = scheduler.tryAcquire(keyOf(key), o?.lane ?? 'pos', o?.cost ?? 1);
+        let lease: Lease | undefined;
+        try {
+          lease = scheduler.tryAcquire(keyOf(key), o?.lane ?? 'pos', o?.cost ?? 1);
+        } catch (e) {
+          return Promise.reject(e);
+        }
         if (lease === NOOP_LEASE) return callSafely(fn);
         if (lease !== undefined) return settleThenRelease(callSafely(fn), lease);
       }
@@ -185,8 +190,14 @@ export function createLimiter(options: LimiterOptions): Limiter {
       return scheduler.predictWait(keyOf(o.key), o.lane ?? 'pos', o.cost ?? 1, clock.now());
     },
     observe(signal, o) {
-      const level = o?.key === undefined ? accountLevel : levelOf(o.key);
-      if (level !== undefined) adaptation.observe(level, signal);
+      const key = o?.key;
+      const level = key === undefined ? accountLevel : levelOf(key);
+      if (level === undefined) return;
+      adaptation.observe(level, signal, () =>
+        key === undefined
+          ? { inFlight: scheduler.inFlight, admitted: scheduler.admitted }
+          : scheduler.keyState(key),
+      );
     },
     snapshot(key) {
       const level = key === undefined ? accountLevel : levelOf(key);

@@ -110,6 +110,9 @@ describe('limiter properties', () => {
               ...(concurrency ? { concurrency } : {}),
             },
             perKey: { default: { ratePerSecond: perKey.ratePerSecond, burst: burstK } },
+            // The vendor's advertised limit may raise a level above its configured rate; the
+            // cap keeps the configured bounds the ones to check.
+            adaptive: { maxRatePerSecond: Math.min(account.ratePerSecond, perKey.ratePerSecond) },
             clock,
           });
           const admissions: Array<{ at: number; cost: number; key: string }> = [];

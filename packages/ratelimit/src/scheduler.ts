@@ -73,6 +73,8 @@ interface KeyEntry {
   /** Held by a caller as a handle: never swept. */
   pinned: boolean;
   inFlight: number;
+  /** Admissions so far (adaptation reads the rate it sends at). */
+  admitted: number;
   readonly pos: WaitList<Waiter>;
   readonly batch: WaitList<Waiter>;
   posCost: number;
@@ -99,6 +101,7 @@ export class Scheduler {
   #batchCost = 0;
   #waiting = 0;
   #inFlight = 0;
+  #admitted = 0;
   #seq = 0;
   #posStreak = 0;
   #ops = 0;
@@ -119,13 +122,27 @@ export class Scheduler {
     return this.#inFlight;
   }
 
+  /** Admissions so far, every key together. */
+  get admitted(): number {
+    return this.#admitted;
+  }
+
+  /**
+   * Whether leases count requests in flight even without a concurrency cap (adaptation turns
+   * it on once a vendor reports Remaining: what is in flight will spend it). Off, a lease with
+   * no slot to hold is a shared no-op object.
+   */
+  countInFlight = false;
+
   get closed(): boolean {
     return this.#closed;
   }
 
-  keyState(key: string): { waiting: number; inFlight: number } {
+  keyState(key: string): { waiting: number; inFlight: number; admitted: number } {
     const e = this.#entries.get(key);
-    return e ? { waiting: e.pos.size + e.batch.size, inFlight: e.inFlight } : { waiting: 0, inFlight: 0 };
+    return e
+      ? { waiting: e.pos.size + e.batch.size, inFlight: e.inFlight, admitted: e.admitted }
+      : { waiting: 0, inFlight: 0, admitted: 0 };
   }
 
   on(listener: LimiterListener): () => void {
@@ -157,6 +174,7 @@ export class Scheduler {
     if (this.#closed) return undefined;
     const entry = handle as KeyEntry;
     checkCost(entry, cost);
+    checkLane(lane);
     if (!this.#mayBypass(lane)) return undefined;
     return this.#takeNow(entry, lane, cost);
   }
@@ -166,10 +184,17 @@ export class Scheduler {
     const entry = (req.handle as KeyEntry | undefined) ?? this.#entry(req.key);
     try {
       checkCost(entry, req.cost);
+      checkLane(req.lane);
     } catch (e) {
       return Promise.reject(e);
     }
     if (req.signal?.aborted) return Promise.reject(new AcquireAbortedError(req.signal.reason));
+    if (req.deadline !== undefined && req.deadline < this.#c.clock.now()) {
+      // Admitting a claim whose budget is already spent would send it too late: refuse it.
+      const predicted = this.predictWait(req.key, req.lane, req.cost, this.#c.clock.now());
+      this.#emitRejected(req.key, req.lane, 'deadline', predicted);
+      return Promise.reject(new DeadlineExceededError(predicted, req.deadline, 'already-past'));
+    }
     if (this.#mayBypass(req.lane)) {
       const lease = this.#takeNow(entry, req.lane, req.cost);
       if (lease !== undefined) return lease === NOOP_LEASE ? RESOLVED_NOOP_LEASE : Promise.resolve(lease);
@@ -215,7 +240,11 @@ export class Scheduler {
             this.#fail(
               w,
               'deadline',
-              new DeadlineExceededError(this.predictWait(w.entry.key, w.lane, w.cost, at), deadline, true),
+              new DeadlineExceededError(
+                this.predictWait(w.entry.key, w.lane, w.cost, at),
+                deadline,
+                'passed-while-queued',
+              ),
             );
           }
         });
@@ -229,6 +258,7 @@ export class Scheduler {
    * now behind everyone already waiting (concurrency aside: slot releases cannot be predicted).
    */
   predictWait(key: string, lane: Lane, cost: number, now: number): number {
+    checkLane(lane);
     const entry = this.#entry(key);
     const { store, account, posPerBatch } = this.#c;
     // pos waits behind pos, plus the batch share interleaved; batch waits behind both.
@@ -245,18 +275,24 @@ export class Scheduler {
     return wait;
   }
 
-  /** Rejects every waiter whose deadline can no longer be met (after the limiter slowed down). */
+  /**
+   * Rejects every waiter whose deadline can no longer be met (after the limiter slowed down or
+   * paused), on the key's levels and on the account's. Each waiter is predicted behind exactly
+   * those ahead of it in its key's lane, which must go first on both levels: a lower bound, so
+   * nobody is rejected whose deadline could still be met.
+   */
   revalidateDeadlines(): void {
     const now = this.#c.clock.now();
+    const { account, store } = this.#c;
     for (const entries of [this.#waitingPos, this.#waitingBatch]) {
       for (const entry of [...entries]) {
         for (const list of [entry.pos, entry.batch]) {
-          // Predict each waiter behind exactly those ahead of it in its key's lane.
           let ahead = 0;
           for (let w = list.head; w !== undefined; ) {
             const next = w.next;
             if (w.deadline !== Number.POSITIVE_INFINITY) {
-              const own = this.#c.store.peek(entry.keyLevels, ahead + w.cost, now);
+              let own = store.peek(entry.keyLevels, ahead + w.cost, now);
+              if (account !== undefined) own = Math.max(own, store.peek([account], ahead + w.cost, now));
               if (now + own > w.deadline)
                 this.#fail(w, 'deadline', new DeadlineExceededError(own, w.deadline));
               else ahead += w.cost;
@@ -301,7 +337,7 @@ export class Scheduler {
         if (best === undefined) break;
         if (now > best.deadline) {
           // A late timer must not admit past the deadline: the deadline wins.
-          this.#fail(best, 'deadline', new DeadlineExceededError(0, best.deadline, true));
+          this.#fail(best, 'deadline', new DeadlineExceededError(0, best.deadline, 'passed-while-queued'));
           continue;
         }
         const wait = store.take(best.entry.allLevels, best.cost, now);
@@ -353,7 +389,10 @@ export class Scheduler {
   }
 
   #lease(entry: KeyEntry): Lease {
+    this.#admitted++;
+    entry.admitted++;
     if (
+      !this.countInFlight &&
       this.#c.accountConcurrency === Number.POSITIVE_INFINITY &&
       entry.concurrency === Number.POSITIVE_INFINITY
     ) {
@@ -383,6 +422,7 @@ export class Scheduler {
         maxCost: Math.min(Number.POSITIVE_INFINITY, ...allLevels.map((l) => l.burst)),
         pinned: false,
         inFlight: 0,
+        admitted: 0,
         pos: new WaitList<Waiter>(),
         batch: new WaitList<Waiter>(),
         posCost: 0,
@@ -510,4 +550,9 @@ function checkCost(entry: KeyEntry, cost: number): void {
     'cost',
     `${cost} exceeds the burst ${entry.maxCost}: it could never be admitted`,
   );
+}
+
+function checkLane(lane: Lane): void {
+  if (lane === 'pos' || lane === 'batch') return;
+  throw new InvalidOptionError('lane', `must be "pos" or "batch", got ${JSON.stringify(lane)}`);
 }

@@ -26,8 +26,14 @@ export interface LevelAdjustment {
   readonly pauseUntil?: number;
   /** Hold at most this many tokens now (the vendor says fewer remain than we think). */
   readonly capTokens?: number;
+
   /** The vendor's window reset: the level is full again (as of the adjustment's time). */
   readonly fill?: boolean;
+  /**
+   * The vendor allows at most `count` more until `until` (what is left of a window that frees
+   * nothing before its reset): takes beyond it wait for `until`, and a wait is predicted so.
+   */
+  readonly budget?: { readonly count: number; readonly until: number };
 }
 
 /**
@@ -65,6 +71,8 @@ interface LevelState {
   intervalMs: number;
   ratePerSecond: number;
   pausedUntil: number;
+  budgetCount: number;
+  budgetUntil: number;
   adapted: boolean;
   evicted: boolean;
 }
@@ -92,6 +100,7 @@ export class MemoryStore implements RateStore {
       if (wait > 0) return wait;
       s.tat = Math.max(s.tat, now) + cost * s.intervalMs;
       s.ctat = Math.max(s.ctat, now) + (cost * 1000) / spec.ratePerSecond;
+      if (now < s.budgetUntil) s.budgetCount -= cost;
       return 0;
     }
     let wait = 0;
@@ -101,6 +110,7 @@ export class MemoryStore implements RateStore {
       const s = this.#state(spec, now);
       s.tat = Math.max(s.tat, now) + cost * s.intervalMs;
       s.ctat = Math.max(s.ctat, now) + (cost * 1000) / spec.ratePerSecond;
+      if (now < s.budgetUntil) s.budgetCount -= cost;
     }
     return 0;
   }
@@ -133,6 +143,10 @@ export class MemoryStore implements RateStore {
       const debtTokens = (Math.max(0, s.ctat - now) * level.ratePerSecond) / 1000;
       s.tat = Math.min(s.tat, now + debtTokens * s.intervalMs);
     }
+    if (adjustment.budget !== undefined) {
+      s.budgetCount = adjustment.budget.count;
+      s.budgetUntil = adjustment.budget.until;
+    }
     if (adjustment.capTokens !== undefined) {
       const cap = Math.max(0, Math.min(level.burst, adjustment.capTokens));
       s.tat = Math.max(s.tat, now + (level.burst - cap) * s.intervalMs);
@@ -152,7 +166,7 @@ export class MemoryStore implements RateStore {
   evictIdle(now: number): number {
     let evicted = 0;
     for (const [id, s] of this.#levels) {
-      if (s.tat <= now && s.pausedUntil <= now && !s.adapted) {
+      if (s.tat <= now && s.pausedUntil <= now && s.budgetUntil <= now && !s.adapted) {
         this.#levels.delete(id);
         s.evicted = true;
         evicted++;
@@ -172,6 +186,8 @@ export class MemoryStore implements RateStore {
         intervalMs: 1000 / spec.ratePerSecond,
         ratePerSecond: spec.ratePerSecond,
         pausedUntil: 0,
+        budgetCount: 0,
+        budgetUntil: 0,
         adapted: false,
         evicted: false,
       };
@@ -187,6 +203,7 @@ function waitOf(s: LevelState, burst: number, cost: number, now: number): number
   let wait = Math.max(s.tat, now) + cost * s.intervalMs - burst * s.intervalMs - now;
   if (wait < EPSILON_MS) wait = 0;
   const paused = s.pausedUntil - now;
+  if (now < s.budgetUntil && s.budgetCount < cost && s.budgetUntil - now > wait) wait = s.budgetUntil - now;
   return Math.max(paused, wait);
 }
 

@@ -223,59 +223,54 @@ describe('TokenBucket adaptation', () => {
     assert.ok(events.some((e) => e.type === 'paused' && e.until === 1500));
   });
 
-  it('spreads what remains of a low quota, beyond the tokens held, over what is left of the window', async () => {
+  it('adopts the rate the vendor advertises: its limit over the longest reset it reported', async () => {
     const { clock, bucket, events } = setup(2, 10);
-    // 8 left for the next 3 s; 2 tokens held: the other 6 are spread over 90 % of the 3 s
-    // (2.7 s: the reset was measured at the vendor one trip ago), so all 8 go before the reset.
-    bucket.observe({ limit: 100, remaining: 8, resetSeconds: 3 });
-    assert.ok(Math.abs(bucket.ratePerSecond - 6 / 2.7) < 1e-9);
-    const times: number[] = [];
-    for (let i = 0; i < 9; i++) void bucket.acquire().then(() => times.push(Math.round(clock.now())));
-    await clock.advance(3000);
-    // The 8th 300 ms before the reset; the 9th at it: the vendor's window reset gave the burst back.
-    assert.deepEqual(times, [0, 0, 450, 900, 1350, 1800, 2250, 2700, 3000]);
-    assert.equal(bucket.ratePerSecond, 10, 'the vendor window reset: back to the configured rate');
+    // 100 per 3 s, read a little under (99 %): 33/s, above the configured 10/s.
+    bucket.observe({ limit: 100, remaining: 80, resetSeconds: 3 });
+    assert.ok(Math.abs(bucket.ratePerSecond - 33) < 1e-9);
     assert.ok(
       events.some(
-        (e) => e.type === 'adapted' && e.reason === 'quota' && Math.abs(e.toPerSecond - 6 / 2.7) < 1e-9,
+        (e) => e.type === 'adapted' && e.reason === 'quota' && e.toPerSecond === bucket.ratePerSecond,
       ),
     );
-    assert.ok(
-      events.some((e) => e.type === 'adapted' && e.reason === 'quota-window-ended' && e.toPerSecond === 10),
-    );
+    // A shorter reset later (the window ran on) does not shorten the window.
+    await clock.advance(1000);
+    bucket.observe({ limit: 100, remaining: 50, resetSeconds: 2 });
+    assert.ok(Math.abs(bucket.ratePerSecond - 33) < 1e-9);
+    // A reset read a little short (measured a trip ago) rounds up to the window vendors configure.
+    const b2 = setup(20, 5).bucket;
+    b2.observe({ limit: 20, remaining: 19, resetSeconds: 0.94 });
+    assert.ok(Math.abs(b2.ratePerSecond - 19.8) < 1e-9);
   });
 
-  it('holds no more than the vendor will take: with the remaining quota in hand, no refill until the reset', async () => {
-    const { clock, bucket } = setup(20, 10);
-    bucket.observe({ limit: 100, remaining: 6, resetSeconds: 3 });
-    assert.ok(Math.abs(bucket.tokens - 6) < 1e-9);
-    const times: number[] = [];
-    for (let i = 0; i < 8; i++) void bucket.acquire().then(() => times.push(clock.now()));
-    await clock.runAll();
-    assert.deepEqual(times.slice(0, 6), [0, 0, 0, 0, 0, 0]);
-    assert.ok(times[6]! >= 3000, `the 7th waited for the reset, went at ${times[6]}`);
-  });
-
-  it('a plentiful remaining quota changes nothing', () => {
-    const { bucket } = setup(20, 10);
+  it('maxRatePerSecond caps what the vendor advertises', () => {
+    const { bucket } = setup(20, 10, { adaptive: { maxRatePerSecond: 12 } });
     bucket.observe({ limit: 100, remaining: 90, resetSeconds: 5 });
-    assert.equal(bucket.ratePerSecond, 10);
+    assert.equal(bucket.ratePerSecond, 12);
     assert.equal(bucket.tokens, 20);
   });
 
-  it('a remaining quota of 0 pauses until the reset', async () => {
+  it('holds no more than the vendor will take: Remaining caps the tokens, then the pace is the vendor rate', async () => {
     const { clock, bucket } = setup(20, 10);
-    bucket.observe({ remaining: 0, resetSeconds: 4 });
-    let at = -1;
-    void bucket.acquire().then(() => {
-      at = clock.now();
-    });
+    bucket.observe({ limit: 20, remaining: 6, resetSeconds: 1 });
+    assert.ok(Math.abs(bucket.tokens - 6) < 1e-9);
+    const times: number[] = [];
+    for (let i = 0; i < 8; i++) void bucket.acquire().then(() => times.push(Math.round(clock.now())));
     await clock.runAll();
-    assert.equal(at, 4000);
+    assert.deepEqual(times, [0, 0, 0, 0, 0, 0, 51, 101]);
+  });
+
+  it('a remaining quota of 0 on a throttle pauses until the reset, and gives back one request, not a burst', async () => {
+    const { clock, bucket } = setup(20, 10);
+    bucket.observe({ remaining: 0, resetSeconds: 4, throttled: true });
+    const times: number[] = [];
+    for (let i = 0; i < 3; i++) void bucket.acquire().then(() => times.push(Math.round(clock.now())));
+    await clock.runAll();
+    assert.deepEqual(times, [4000, 4100, 4200]);
   });
 
   it('a bare throttle cuts the rate by beta and CUBIC probes back, never above the configured rate', async () => {
-    const { clock, bucket } = setup(10, 10);
+    const { clock, bucket } = setup(10, 10, { adaptive: { mode: 'cubic' } });
     bucket.observe({ throttled: true });
     assert.ok(Math.abs(bucket.ratePerSecond - 7) < 1e-9);
     const rates: number[] = [];
@@ -290,6 +285,27 @@ describe('TokenBucket adaptation', () => {
     // CUBIC: W_max 10, K = cbrt(10 * 0.3 / 0.4) ≈ 1.957 s; at 1 s, 0.4(1-K)^3 + 10 ≈ 9.65.
     const k = Math.cbrt(7.5);
     assert.ok(Math.abs(rates[3]! - (0.4 * (1 - k) ** 3 + 10)) < 1e-9);
+  });
+
+  it('hold (the default): a bare throttle cuts by 0.9, climbs back to just under the throttled rate, holds, then probes', async () => {
+    const { clock, bucket } = setup(10, 10);
+    bucket.observe({ throttled: true });
+    assert.ok(Math.abs(bucket.ratePerSecond - 9) < 1e-9);
+    const at = async (ms: number) => {
+      await clock.advanceTo(ms);
+      bucket.tryAcquire();
+      return bucket.ratePerSecond;
+    };
+    assert.ok(Math.abs((await at(1500)) - (9 + 0.9 * 0.5)) < 1e-9, 'half way back at 1.5 s');
+    assert.ok(Math.abs((await at(3000)) - 9.9) < 1e-9);
+    assert.ok(Math.abs((await at(30_000)) - 9.9) < 1e-9, 'held');
+    // Probing: 1 % a second after the 30 s hold, up to the configured rate (nothing says more).
+    assert.ok(Math.abs((await at(33_500)) - 9.9 * 1.005) < 1e-9);
+    assert.equal(await at(43_000), 10);
+    // A second throttle within 1 s of a cut is the same event.
+    bucket.observe({ throttled: true });
+    bucket.observe({ throttled: true });
+    assert.ok(Math.abs(bucket.ratePerSecond - 9) < 1e-9);
   });
 
   it('AIMD recovers linearly', async () => {

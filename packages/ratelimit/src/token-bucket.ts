@@ -128,7 +128,11 @@ export class TokenBucket {
 
   /** Follows a vendor's quota signal: Retry-After pauses, low remaining slows, a bare throttle cuts. */
   observe(signal: QuotaSignal): void {
-    this.#adaptation.observe(this.#level, signal);
+    // No lease is handed out, so nothing is known in flight.
+    this.#adaptation.observe(this.#level, signal, () => ({
+      inFlight: 0,
+      admitted: this.#scheduler.admitted,
+    }));
   }
 
   /** Tokens available now (fractional). */

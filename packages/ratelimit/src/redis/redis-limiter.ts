@@ -195,7 +195,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
     const w = head(q);
     if (w === undefined) return;
     if (clock.now() > w.deadline) {
-      settle(q, w, { error: new DeadlineExceededError(0, w.deadline, true) }, 'deadline');
+      settle(q, w, { error: new DeadlineExceededError(0, w.deadline, 'passed-while-queued') }, 'deadline');
       pump(q);
       return;
     }
@@ -277,7 +277,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
         deadline === undefined
           ? undefined
           : clock.setTimer(Math.max(0, deadline - clock.now()), () =>
-              reject(new DeadlineExceededError(0, deadline, true)),
+              reject(new DeadlineExceededError(0, deadline, 'passed-while-queued')),
             );
       const onAbort = () => reject(new AcquireAbortedError(signal?.reason));
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -311,7 +311,12 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
       if (deadline !== undefined) {
         // Nothing waits past its deadline, however slow Redis is.
         w.deadlineTimer = clock.setTimer(Math.max(0, deadline - clock.now()), () => {
-          settle(q, w, { error: new DeadlineExceededError(0, w.deadline, true) }, 'deadline');
+          settle(
+            q,
+            w,
+            { error: new DeadlineExceededError(0, w.deadline, 'passed-while-queued') },
+            'deadline',
+          );
         });
       }
       if (o.signal) {
@@ -330,6 +335,10 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
       const q = queueOf(o.key);
       if (!(cost > 0) || q.levels.some((l) => cost > l.burst))
         return Promise.reject(new InvalidOptionError('cost', 'must be > 0 and at most every burst'));
+      if (o.lane !== undefined && o.lane !== 'pos' && o.lane !== 'batch')
+        return Promise.reject(
+          new InvalidOptionError('lane', `must be "pos" or "batch", got ${JSON.stringify(o.lane)}`),
+        );
       let deadline: number | undefined;
       try {
         deadline = optionalTime('deadline', o.deadline);
@@ -337,6 +346,8 @@ export function createRedisLimiter(options: RedisLimiterOptions): SharedLimiter 
         return Promise.reject(e);
       }
       if (o.signal?.aborted) return Promise.reject(new AcquireAbortedError(o.signal.reason));
+      if (deadline !== undefined && deadline < clock.now())
+        return Promise.reject(new DeadlineExceededError(0, deadline, 'already-past'));
       // Nobody waits on this key: ask Redis at once, concurrently with other callers (one round
       // trip each). Only when Redis says "wait" does the caller join the key's ordered queue.
       if (q.pos.length === 0 && q.batch.length === 0 && q.timer === undefined && store.ready) {

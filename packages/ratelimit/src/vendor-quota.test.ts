@@ -1,0 +1,347 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { VirtualClock } from '@rxgate/testkit';
+import fc from 'fast-check';
+import { isDeadlineExceededError } from './errors.js';
+import { createLimiter, type Limiter } from './limiter.js';
+import type { QuotaSignal } from './quota-signal.js';
+
+// Issue #14, against vendors this package has never seen. The vendor here is written from
+// scratch (no code shared with the limiter): a sliding log or a fixed window of `limit` per
+// second that counts a request when it arrives and reports, as API gateways do,
+// X-RateLimit-Limit, -Remaining and -Reset (seconds until its oldest request leaves the
+// window, or until the fixed window ends).
+
+type Model = 'sliding-log' | 'fixed-window';
+
+function vendor(model: Model, limit: number, windowMs = 1000) {
+  const log: number[] = [];
+  let index = -1;
+  let count = 0;
+  return (now: number): { ok: boolean; signal: QuotaSignal } => {
+    if (model === 'sliding-log') {
+      while (log.length > 0 && log[0]! <= now - windowMs) log.shift();
+      const ok = log.length < limit;
+      if (ok) log.push(now);
+      const reset = log.length === 0 ? 0 : (log[0]! + windowMs - now) / 1000;
+      const signal: QuotaSignal = ok
+        ? { limit, remaining: limit - log.length, resetSeconds: reset }
+        : {
+            limit,
+            remaining: 0,
+            resetSeconds: reset,
+            retryAfterMs: Math.ceil(reset) * 1000,
+            throttled: true,
+          };
+      return { ok, signal };
+    }
+    const i = Math.floor(now / windowMs);
+    if (i !== index) {
+      index = i;
+      count = 0;
+    }
+    const ok = count < limit;
+    if (ok) count++;
+    const reset = ((i + 1) * windowMs - now) / 1000;
+    const signal: QuotaSignal = ok
+      ? { limit, remaining: limit - count, resetSeconds: reset }
+      : { limit, remaining: 0, resetSeconds: reset, retryAfterMs: Math.ceil(reset) * 1000, throttled: true };
+    return { ok, signal };
+  };
+}
+
+interface Drive {
+  readonly model: Model;
+  readonly vendorLimit: number;
+  readonly clientRate: number;
+  readonly clientBurst: number;
+  readonly rttMs: number;
+  /** Offered load, a multiple of the vendor's quota. */
+  readonly load: number;
+  /** `none`: the vendor sends no quota header, only 429s (with Retry-After in seconds, or bare). */
+  readonly headers?: 'x-ratelimit' | 'none' | 'none-retry-after';
+  /** Virtual time claims arrive for. @default 30_000 */
+  readonly endMs?: number;
+  /** The first part, not measured. @default 5000 */
+  readonly warmupMs?: number;
+}
+
+/** Claims arrive evenly at `load` times the quota for 30 s, each with an hour of budget, as the router sends them. */
+async function drive(
+  d: Drive,
+): Promise<{ goodput: number; throttled: number; refused: number; deadLettered: number }> {
+  const clock = new VirtualClock();
+  const limiter: Limiter = createLimiter({
+    account: { ratePerSecond: d.clientRate, burst: d.clientBurst },
+    clock,
+  });
+  const arrive = vendor(d.model, d.vendorLimit);
+  const warmup = d.warmupMs ?? 5000;
+  const end = d.endMs ?? 30_000;
+  const headers = d.headers ?? 'x-ratelimit';
+  let ok = 0;
+  let refused = 0;
+  let deadLettered = 0;
+  const attempt = (deadline: number): void => {
+    limiter.acquire({ key: 'payer', lane: 'batch', deadline }).then(
+      (lease) => {
+        clock.setTimer(2, () => {
+          const answer = arrive(clock.now());
+          if (clock.now() >= warmup && clock.now() < end) {
+            if (answer.ok) ok++;
+            else refused++;
+          }
+          clock.setTimer(d.rttMs - 2, () => {
+            lease.release();
+            const q = answer.signal;
+            if (headers === 'x-ratelimit') {
+              // As the router: the reset was measured half a round trip ago.
+              limiter.observe({ ...q, resetSeconds: Math.max(0, q.resetSeconds! - d.rttMs / 2000) });
+            } else if (!answer.ok) {
+              limiter.observe(
+                headers === 'none' ? { throttled: true } : { throttled: true, retryAfterMs: q.retryAfterMs! },
+              );
+            }
+            if (!answer.ok && clock.now() < end) attempt(deadline);
+          });
+        });
+      },
+      (e: unknown) => {
+        if (isDeadlineExceededError(e)) deadLettered++;
+      },
+    );
+  };
+  const every = 1000 / (d.vendorLimit * d.load);
+  for (let t = 0; t < end; t += every) clock.setTimer(t, () => attempt(clock.now() + 3_600_000));
+  await clock.advance(end);
+  limiter.close();
+  await clock.runAll();
+  return {
+    goodput: ok / ((d.vendorLimit * (end - warmup)) / 1000),
+    throttled: refused / Math.max(1, ok + refused),
+    refused,
+    deadLettered,
+  };
+}
+
+describe('issue #14: the limiter against the quotas real vendors keep', () => {
+  it('a 1 s sliding window of 20/s gets >= 98 % of its quota whatever the configured limit, with <= 0.5 % throttled', async () => {
+    for (const clientRate of [10, 20, 25, 40]) {
+      const r = await drive({
+        model: 'sliding-log',
+        vendorLimit: 20,
+        clientRate,
+        clientBurst: clientRate,
+        rttMs: 120,
+        load: 3,
+      });
+      assert.ok(r.goodput >= 0.98, `--limit ${clientRate}: ${(r.goodput * 100).toFixed(1)} % of the quota`);
+      assert.ok(r.throttled <= 0.005, `--limit ${clientRate}: ${(r.throttled * 100).toFixed(2)} % throttled`);
+      assert.equal(r.deadLettered, 0);
+    }
+  });
+
+  it('a vendor quota (5/s) below the client limit: a reset that frees one request gives one back, not the burst', async () => {
+    const r = await drive({
+      model: 'sliding-log',
+      vendorLimit: 5,
+      clientRate: 10,
+      clientBurst: 10,
+      rttMs: 60,
+      load: 3,
+    });
+    assert.ok(r.throttled <= 0.005, `${(r.throttled * 100).toFixed(2)} % throttled`);
+    assert.ok(r.goodput >= 0.98, `${(r.goodput * 100).toFixed(1)} %`);
+  });
+
+  it('property: sliding log or fixed window, any configured limit, burst and round trip: >= 98 % of the quota, <= 0.5 % throttled, nobody dead-lettered', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom<Model>('sliding-log', 'fixed-window'),
+        // (At 5/s a request is 0.8 % of the 25 s measured: the 5/s vendor has its own test.)
+        fc.constantFrom(10, 20),
+        fc.integer({ min: 2, max: 60 }),
+        fc.integer({ min: 1, max: 30 }),
+        // Round trips shorter than the vendor's interval between requests. (Longer, a request
+        // in flight across a fixed window's reset is counted against the window it left, and up
+        // to one request a window is lost: 97.4 % at 88 ms on 20/s, 94.8 % at 182 ms on 10/s.
+        // The zoo's slow vendors, p50 120 ms, still reach 98.3 %: their round trips vary.)
+        fc.integer({ min: 5, max: 45 }),
+        fc.constantFrom(1.5, 3),
+        async (model, vendorLimit, clientRate, clientBurst, rttMs, load) => {
+          const r = await drive({ model, vendorLimit, clientRate, clientBurst, rttMs, load });
+          assert.ok(r.goodput >= 0.98, `${(r.goodput * 100).toFixed(1)} % of the quota`);
+          assert.ok(r.throttled <= 0.005, `${(r.throttled * 100).toFixed(2)} % throttled`);
+          assert.equal(r.deadLettered, 0, 'claims with budget left dead-lettered');
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+
+  it('learns whether Remaining 0 means full until the reset: a fixed window then holds the next request back until it', async () => {
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
+    const at = async (t: number, signal: QuotaSignal) => {
+      await clock.advanceTo(t);
+      limiter.observe({ limit: 10, ...signal });
+    };
+    // Twice: nothing left, then, once the reset passed, the whole quota back.
+    await at(0, { remaining: 9, resetSeconds: 0.99 });
+    await at(100, { remaining: 0, resetSeconds: 0.3 });
+    await at(450, { remaining: 9, resetSeconds: 0.95 });
+    await at(500, { remaining: 0, resetSeconds: 0.2 });
+    await at(750, { remaining: 9, resetSeconds: 0.9 });
+    // Now one left, one in flight: nothing for us until the reset, 300 ms away.
+    const lease = await limiter.acquire({ key: 'p' });
+    await at(800, { remaining: 1, resetSeconds: 0.3 });
+    assert.equal(limiter.snapshot().pausedUntil, 1100);
+    assert.equal(limiter.tryAcquire({ key: 'p' }), undefined);
+    lease.release();
+  });
+
+  it('what is left before a near reset, once the requests in flight land, is all that goes before it (the wait predicted so)', async () => {
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
+    limiter.observe({ limit: 10, remaining: 9, resetSeconds: 0.99 });
+    const out = await limiter.acquire({ key: 'p' });
+    // 3 left, 1 of ours in flight: 2 more may go before the reset in 300 ms; the next waits for it.
+    limiter.observe({ limit: 10, remaining: 3, resetSeconds: 0.3 });
+    const times: number[] = [];
+    const all = [0, 1, 2].map(() => limiter.acquire({ key: 'p' }).then(() => times.push(clock.now())));
+    assert.equal(limiter.predictWait({ key: 'p' }), 300);
+    await clock.runAll();
+    await Promise.all(all);
+    assert.deepEqual(times, [0, 0, 300]);
+    out.release();
+  });
+
+  it('a vendor whose Remaining 0 does not mean full (a sliding counter) is paused once, then paced', async () => {
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
+    const at = async (t: number, signal: QuotaSignal) => {
+      await clock.advanceTo(t);
+      limiter.observe({ limit: 10, ...signal });
+    };
+    await at(0, { remaining: 9, resetSeconds: 0.99 });
+    await at(100, { remaining: 0, resetSeconds: 0.3 });
+    assert.equal(limiter.snapshot().pausedUntil, 400, 'the first 0: wait and see');
+    await at(450, { remaining: 1, resetSeconds: 0.5 });
+    await at(500, { remaining: 0, resetSeconds: 0.3 });
+    assert.equal(limiter.snapshot().pausedUntil, 0, 'learned: 0 is not full here');
+  });
+
+  it('a vendor that sends no quota header, only 429s (bare, or with Retry-After): >= 90 % of its quota, <= 3 % throttled', async () => {
+    for (const model of ['sliding-log', 'fixed-window'] as const) {
+      for (const headers of ['none', 'none-retry-after'] as const) {
+        // The user guessed twice the quota.
+        const r = await drive({
+          model,
+          vendorLimit: 20,
+          clientRate: 40,
+          clientBurst: 20,
+          rttMs: 120,
+          load: 3,
+          headers,
+          endMs: 70_000,
+          warmupMs: 10_000,
+        });
+        const label = `${model}, ${headers}`;
+        assert.ok(r.goodput >= 0.9, `${label}: ${(r.goodput * 100).toFixed(1)} % of the quota`);
+        assert.ok(r.throttled <= 0.03, `${label}: ${(r.throttled * 100).toFixed(2)} % throttled`);
+        assert.equal(r.deadLettered, 0);
+      }
+    }
+  });
+
+  it('no dead-letter storm: Remaining of 1..7 while the limiter holds more never makes an hour of budget look too short', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 7 }),
+        fc.integer({ min: 1, max: 10 }).map((x) => x / 10),
+        async (remaining, resetSeconds) => {
+          const clock = new VirtualClock();
+          const limiter = createLimiter({ account: { ratePerSecond: 5, burst: 10 }, clock });
+          let deadLettered = 0;
+          // The answer comes while the limiter holds its 10 tokens; then the batch arrives.
+          limiter.observe({ limit: 5, remaining, resetSeconds });
+          const all = Array.from({ length: 60 }, () =>
+            limiter.acquire({ key: 'p', lane: 'batch', deadline: 3_600_000 }).then(
+              (l) => l.release(),
+              (e: unknown) => {
+                if (isDeadlineExceededError(e)) deadLettered++;
+              },
+            ),
+          );
+          await clock.advance(1000);
+          assert.equal(deadLettered, 0, `${deadLettered} of 60 dead-lettered`);
+          await clock.runAll();
+          await Promise.all(all);
+          assert.equal(deadLettered, 0);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('one header cannot stop the limiter for days: a pause is capped at maxPauseMs, then one request probes', async () => {
+    for (const signal of [
+      { retryAfterMs: 600_000_000, throttled: true },
+      { remaining: 0, resetSeconds: 86_400, throttled: true },
+    ] satisfies QuotaSignal[]) {
+      const clock = new VirtualClock();
+      const limiter = createLimiter({ account: { ratePerSecond: 5, burst: 5 }, clock });
+      limiter.observe(signal);
+      const times: number[] = [];
+      let deadLettered = 0;
+      const all = Array.from({ length: 3 }, () =>
+        limiter.acquire({ key: 'p', lane: 'batch', deadline: 3_600_000 }).then(
+          () => times.push(clock.now()),
+          (e: unknown) => {
+            if (isDeadlineExceededError(e)) deadLettered++;
+          },
+        ),
+      );
+      await clock.runAll();
+      await Promise.all(all);
+      assert.equal(deadLettered, 0);
+      // Five minutes (the default cap), then one, then the pace.
+      assert.deepEqual(times, [300_000, 300_200, 300_400]);
+    }
+  });
+
+  it('slows down on Remaining alone (a vendor that sends Limit and Remaining, no Reset)', () => {
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 50, burst: 20 }, clock });
+    limiter.observe({ limit: 20, remaining: 2 });
+    assert.ok(limiter.snapshot().tokens <= 2, `holds ${limiter.snapshot().tokens}`);
+  });
+
+  it('Remaining is a budget net of the requests in flight', async () => {
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
+    limiter.observe({ limit: 20, remaining: 19, resetSeconds: 1 });
+    const leases = [];
+    for (let i = 0; i < 4; i++) leases.push(await limiter.acquire({ key: 'p' }));
+    // The vendor has 8 left; the 3 still out will spend 3 of them: 5 may go now.
+    leases[0]!.release();
+    limiter.observe({ limit: 20, remaining: 8, resetSeconds: 0.9 });
+    assert.ok(Math.abs(limiter.snapshot().tokens - 5) < 1e-9, `holds ${limiter.snapshot().tokens}`);
+  });
+
+  it('a keyed quota signal adapts that key only', () => {
+    const clock = new VirtualClock();
+    const limiter = createLimiter({
+      account: { ratePerSecond: 50, burst: 50 },
+      perKey: { default: { ratePerSecond: 5, burst: 5 } },
+      clock,
+    });
+    limiter.observe({ limit: 20, remaining: 3, resetSeconds: 1 }, { key: 'a' });
+    assert.ok(Math.abs(limiter.snapshot('a').ratePerSecond - 19.8) < 1e-9);
+    assert.ok(limiter.snapshot('a').tokens <= 3);
+    assert.equal(limiter.snapshot('b').ratePerSecond, 5);
+    assert.equal(limiter.snapshot('b').tokens, 5);
+    assert.equal(limiter.snapshot().ratePerSecond, 50);
+    assert.equal(limiter.snapshot().tokens, 50);
+  });
+});

@@ -1,0 +1,98 @@
+// npm run bench:zoo -w @rxgate/simulator — the vendor zoo in virtual time: every quota model,
+// header style and throttle style, at 1.5x and 3x the quota, fast and slow latency, against
+// the rxgate limiter fed by @rxgate/classifier's quota signals (as the router feeds it), and,
+// for vendors that send no quota header, the AWS SDKs' adaptive mode (CUBIC) side by side.
+// SEED=n picks another seed.
+import { table } from '@rxgate/testkit';
+import { QUOTA_MODELS } from '../src/zoo/quota-models.js';
+import { HEADER_STYLES, throttleStylesOf } from '../src/zoo/vendor-headers.js';
+import { type LatencyProfile, runZoo, type ZooClient, type ZooRunResult } from '../src/zoo/zoo-run.js';
+
+const seed = Number(process.env.SEED ?? 1);
+const loads = [1.5, 3] as const;
+const latencies: readonly LatencyProfile[] = ['fast', 'slow'];
+// A user who does not know the quota (20/s): half of it, or twice it. A vendor that sends no
+// quota header cannot say more is allowed, so there the limiter is configured above it.
+const headerClients: readonly ZooClient[] = [
+  { kind: 'rxgate', ratePerSecond: 10, burst: 10 },
+  { kind: 'rxgate', ratePerSecond: 40, burst: 20 },
+];
+const quietClients: readonly ZooClient[] = [{ kind: 'rxgate', ratePerSecond: 40, burst: 20 }];
+
+interface Cell {
+  goodput: number;
+  throttled: number;
+  deadLettered: number;
+}
+
+const cell = (rs: readonly ZooRunResult[]): Cell => ({
+  goodput: Math.min(...rs.map((r) => r.goodputPct)),
+  throttled: Math.max(...rs.map((r) => r.throttledPct)),
+  deadLettered: rs.reduce((a, r) => a + r.deadLettered, 0),
+});
+const show = (c: Cell): string =>
+  `${c.goodput.toFixed(1)} / ${c.throttled.toFixed(2)}${c.deadLettered > 0 ? ` (${c.deadLettered} DL)` : ''}`;
+
+const t0 = performance.now();
+const header = [
+  'vendor (model / headers / throttle)',
+  'client',
+  ...loads.flatMap((l) => latencies.map((lat) => `${l}x ${lat}`)),
+];
+const rows: string[][] = [];
+let headerCells = 0;
+let headerMet = 0;
+let quietCells = 0;
+let quietMet = 0;
+let beatAws = 0;
+let deadLettered = 0;
+for (const model of QUOTA_MODELS) {
+  for (const headers of HEADER_STYLES) {
+    for (const throttle of throttleStylesOf(headers)) {
+      const quiet = headers === 'none';
+      const vendor = { model, headers, throttle };
+      const ours: Cell[] = [];
+      const aws: Cell[] = [];
+      for (const load of loads) {
+        for (const latency of latencies) {
+          const rs: ZooRunResult[] = [];
+          for (const client of quiet ? quietClients : headerClients)
+            rs.push(await runZoo({ vendor, client, load, latency, seed }));
+          const c = cell(rs);
+          ours.push(c);
+          deadLettered += c.deadLettered;
+          if (quiet) {
+            const a = cell([await runZoo({ vendor, client: { kind: 'aws-adaptive' }, load, latency, seed })]);
+            aws.push(a);
+            quietCells++;
+            if (c.goodput >= 90 && c.throttled <= 3) quietMet++;
+            if (c.goodput > a.goodput) beatAws++;
+          } else {
+            headerCells++;
+            if (c.goodput >= 98 && c.throttled <= 0.5) headerMet++;
+          }
+        }
+      }
+      rows.push([
+        `${model} / ${headers} / ${throttle}`,
+        quiet ? 'rxgate (limit 40)' : 'rxgate (limit 10 and 40, worst)',
+        ...ours.map(show),
+      ]);
+      if (quiet) rows.push(['', 'AWS SDK adaptive (reference)', ...aws.map(show)]);
+    }
+  }
+}
+console.log(`# vendor zoo, virtual time (seed ${seed}, node ${process.version})\n`);
+console.log('Each cell: goodput (% of the quota) / throttled (% of the requests the vendor received),');
+console.log(
+  'from 10 s to 70 s of virtual time; "DL": claims with budget left dead-lettered by the limiter.\n',
+);
+console.log(table(header, rows));
+console.log(
+  `\nvendors with quota headers: ${headerMet}/${headerCells} cells at >= 98 % goodput and <= 0.5 % throttled`,
+);
+console.log(
+  `vendors without: ${quietMet}/${quietCells} cells at >= 90 % and <= 3 %; ${beatAws}/${quietCells} above the AWS reference`,
+);
+console.log(`claims with budget left dead-lettered by the limiter: ${deadLettered}`);
+console.log(`(${((performance.now() - t0) / 1000).toFixed(1)} s)`);

@@ -1,0 +1,221 @@
+/**
+ * The quota models real vendors keep, as pure state machines over time in milliseconds. Each
+ * admits or refuses a request arriving at its gateway and says what it would report about its
+ * quota after that decision, in its own terms: what it calls "limit", "remaining" and "reset"
+ * differs from model to model, which is the point of the zoo.
+ */
+export interface QuotaReport {
+  /** What the vendor advertises as its limit (`X-RateLimit-Limit`). */
+  readonly limit: number;
+  /** What it says is left (`X-RateLimit-Remaining`). */
+  readonly remaining: number;
+  /** What it calls the reset, in ms from now (its own meaning: see each model). */
+  readonly resetMs: number;
+  /** On a refusal: when a request would next be admitted, in ms from now. */
+  readonly retryAfterMs: number;
+  /** The IETF `RateLimit-Policy` of the quota: `q` requests per `w` seconds. */
+  readonly policy: { readonly quota: number; readonly windowSeconds: number };
+}
+
+export interface QuotaModel {
+  /** The model's name in the zoo table. */
+  readonly name: QuotaModelName;
+  /** The sustained rate the vendor allows, requests per second (what 100 % goodput means). */
+  readonly ratePerSecond: number;
+  /** Admits or refuses one request arriving at `now`; refused requests count for nothing. */
+  arrive(now: number): { readonly admitted: boolean; readonly report: QuotaReport };
+}
+
+export type QuotaModelName = 'fixed-window' | 'sliding-log' | 'sliding-counter' | 'token-bucket' | 'gcra';
+
+export const QUOTA_MODELS: readonly QuotaModelName[] = [
+  'fixed-window',
+  'sliding-log',
+  'sliding-counter',
+  'token-bucket',
+  'gcra',
+];
+
+/** `limit` requests per window of `windowMs`, counted in windows aligned on multiples of it; reset = time to the window's end. */
+export function fixedWindow(limit: number, windowMs: number): QuotaModel {
+  let index = Number.NEGATIVE_INFINITY;
+  let count = 0;
+  const policy = { quota: limit, windowSeconds: windowMs / 1000 };
+  return {
+    name: 'fixed-window',
+    ratePerSecond: (limit * 1000) / windowMs,
+    arrive(now) {
+      const i = Math.floor(now / windowMs);
+      if (i !== index) {
+        index = i;
+        count = 0;
+      }
+      const admitted = count < limit;
+      if (admitted) count++;
+      const resetMs = (i + 1) * windowMs - now;
+      return {
+        admitted,
+        report: { limit, remaining: limit - count, resetMs, retryAfterMs: resetMs, policy },
+      };
+    },
+  };
+}
+
+/**
+ * At most `limit` admissions in any window of `windowMs` ending now (a log of admission
+ * times); reset = time until the oldest admission leaves the window, which frees one request only.
+ */
+export function slidingLog(limit: number, windowMs: number): QuotaModel {
+  const log: number[] = [];
+  let head = 0;
+  const policy = { quota: limit, windowSeconds: windowMs / 1000 };
+  return {
+    name: 'sliding-log',
+    ratePerSecond: (limit * 1000) / windowMs,
+    arrive(now) {
+      while (head < log.length && log[head]! <= now - windowMs) head++;
+      if (head > 1024) {
+        log.splice(0, head);
+        head = 0;
+      }
+      const size = log.length - head;
+      const admitted = size < limit;
+      if (admitted) log.push(now);
+      const oldest = log[head];
+      const resetMs = oldest === undefined ? 0 : oldest + windowMs - now;
+      return {
+        admitted,
+        report: {
+          limit,
+          remaining: limit - (log.length - head),
+          resetMs,
+          retryAfterMs: resetMs,
+          policy,
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The weighted two-window estimate many gateways use: the previous window's count weighted by
+ * the part of it still inside the sliding window, plus the current count, is below `limit`
+ * before a request is admitted;
+ * reset = time to the current fixed window's end (when the estimate drops, not to zero).
+ */
+export function slidingCounter(limit: number, windowMs: number): QuotaModel {
+  let index = Number.NEGATIVE_INFINITY;
+  let prev = 0;
+  let cur = 0;
+  const policy = { quota: limit, windowSeconds: windowMs / 1000 };
+  const estimate = (now: number): number => {
+    const elapsed = now - index * windowMs;
+    return (prev * (windowMs - elapsed)) / windowMs + cur;
+  };
+  return {
+    name: 'sliding-counter',
+    ratePerSecond: (limit * 1000) / windowMs,
+    arrive(now) {
+      const i = Math.floor(now / windowMs);
+      if (i !== index) {
+        prev = i === index + 1 ? cur : 0;
+        cur = 0;
+        index = i;
+      }
+      const admitted = estimate(now) < limit;
+      if (admitted) cur++;
+      const end = (i + 1) * windowMs;
+      const resetMs = end - now;
+      // When one more would fit: the previous window's weight must fall by what is missing.
+      let retryAfterMs = resetMs;
+      const missing = estimate(now) - limit + 1e-9;
+      if (!admitted && prev > 0) {
+        const dt = (missing * windowMs) / prev;
+        if (now + dt < end) retryAfterMs = dt;
+      }
+      return {
+        admitted,
+        report: {
+          limit,
+          remaining: Math.max(0, Math.floor(limit - estimate(now))),
+          resetMs,
+          retryAfterMs: admitted ? 0 : retryAfterMs,
+          policy,
+        },
+      };
+    },
+  };
+}
+
+/** A bucket of `capacity` refilled at `ratePerSecond`; reset = time until the bucket is full again. */
+export function tokenBucket(capacity: number, ratePerSecond: number): QuotaModel {
+  let tokens = capacity;
+  let at = Number.NaN;
+  const policy = { quota: ratePerSecond, windowSeconds: 1 };
+  return {
+    name: 'token-bucket',
+    ratePerSecond,
+    arrive(now) {
+      if (!Number.isNaN(at)) tokens = Math.min(capacity, tokens + ((now - at) * ratePerSecond) / 1000);
+      at = now;
+      const admitted = tokens >= 1;
+      if (admitted) tokens -= 1;
+      return {
+        admitted,
+        report: {
+          limit: capacity,
+          remaining: Math.floor(tokens),
+          resetMs: ((capacity - tokens) * 1000) / ratePerSecond,
+          retryAfterMs: admitted ? 0 : ((1 - tokens) * 1000) / ratePerSecond,
+          policy,
+        },
+      };
+    },
+  };
+}
+
+/**
+ * GCRA (as redis-cell and many API gateways): one theoretical arrival time; a burst of `burst`
+ * at `ratePerSecond`; limit = burst, reset = time until the state is fully reset.
+ */
+export function gcra(ratePerSecond: number, burst: number): QuotaModel {
+  const interval = 1000 / ratePerSecond;
+  let tat = Number.NEGATIVE_INFINITY;
+  const policy = { quota: ratePerSecond, windowSeconds: 1 };
+  return {
+    name: 'gcra',
+    ratePerSecond,
+    arrive(now) {
+      const next = Math.max(tat, now) + interval;
+      const admitted = next - now <= burst * interval + 1e-9;
+      if (admitted) tat = next;
+      const ahead = Math.max(0, tat - now);
+      return {
+        admitted,
+        report: {
+          limit: burst,
+          remaining: Math.max(0, Math.floor(burst - ahead / interval + 1e-9)),
+          resetMs: ahead,
+          retryAfterMs: admitted ? 0 : next - now - burst * interval,
+          policy,
+        },
+      };
+    },
+  };
+}
+
+/** The zoo's models, each a quota of 20 requests a second. */
+export function quotaModel(name: QuotaModelName): QuotaModel {
+  switch (name) {
+    case 'fixed-window':
+      return fixedWindow(20, 1000);
+    case 'sliding-log':
+      return slidingLog(20, 1000);
+    case 'sliding-counter':
+      return slidingCounter(20, 1000);
+    case 'token-bucket':
+      return tokenBucket(20, 20);
+    case 'gcra':
+      return gcra(20, 10);
+  }
+}

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { classify } from '@rxgate/classifier';
+import fc from 'fast-check';
+import { fixedWindow, gcra, QUOTA_MODELS, quotaModel, slidingLog, tokenBucket } from './quota-models.js';
+import { answerOf, HEADER_STYLES } from './vendor-headers.js';
+import { runZoo } from './zoo-run.js';
+
+/** Admission times a model gives to arrivals at the given times. */
+const admittedAt = (arrive: (t: number) => { admitted: boolean }, times: readonly number[]): number[] =>
+  times.filter((t) => arrive(t).admitted);
+
+const arrivals = fc.array(fc.integer({ min: 0, max: 200 }), { minLength: 1, maxLength: 300 }).map((gaps) => {
+  let t = 0;
+  return gaps.map((g) => (t += g));
+});
+
+describe('vendor zoo: the quota models keep their own definitions', () => {
+  it('property: a sliding log admits at most `limit` in any window ending at an admission', () => {
+    fc.assert(
+      fc.property(arrivals, (ts) => {
+        const got = admittedAt(slidingLog(5, 1000).arrive, ts);
+        for (const [i, t] of got.entries())
+          assert.ok(got.filter((u, j) => j <= i && u > t - 1000).length <= 5);
+      }),
+    );
+  });
+
+  it('property: a fixed window admits at most `limit` per aligned window, and all of them when they come', () => {
+    fc.assert(
+      fc.property(arrivals, (ts) => {
+        const got = admittedAt(fixedWindow(5, 1000).arrive, ts);
+        const per = new Map<number, number>();
+        for (const t of got) per.set(Math.floor(t / 1000), (per.get(Math.floor(t / 1000)) ?? 0) + 1);
+        for (const [w, n] of per) {
+          const offered = ts.filter((t) => Math.floor(t / 1000) === w).length;
+          assert.equal(n, Math.min(5, offered));
+        }
+      }),
+    );
+  });
+
+  it('property: a token bucket and GCRA admit at most burst + rate·t in any interval', () => {
+    fc.assert(
+      fc.property(arrivals, fc.constantFrom('tb', 'gcra'), (ts, kind) => {
+        const model = kind === 'tb' ? tokenBucket(5, 10) : gcra(10, 5);
+        const got = admittedAt(model.arrive, ts);
+        for (let i = 0; i < got.length; i++)
+          for (let j = i; j < got.length; j++)
+            assert.ok(j - i + 1 <= 5 + (10 * (got[j]! - got[i]!)) / 1000 + 1e-9);
+      }),
+    );
+  });
+
+  it("a sliding log's reset frees one request; a fixed window's frees them all", () => {
+    const log = slidingLog(3, 1000);
+    for (const t of [0, 100, 200]) assert.ok(log.arrive(t).admitted);
+    const full = log.arrive(300);
+    assert.equal(full.admitted, false);
+    assert.equal(full.report.resetMs, 700);
+    assert.equal(log.arrive(1000).admitted, true);
+    assert.equal(log.arrive(1001).admitted, false, 'only the oldest left');
+    const fw = fixedWindow(3, 1000);
+    for (const t of [0, 100, 200]) fw.arrive(t);
+    assert.equal(fw.arrive(300).report.resetMs, 700);
+    for (const t of [1000, 1001, 1002]) assert.ok(fw.arrive(t).admitted);
+  });
+
+  it("a token bucket's reset is its time to full", () => {
+    const tb = tokenBucket(10, 5);
+    for (let i = 0; i < 4; i++) tb.arrive(0);
+    assert.equal(tb.arrive(0).report.resetMs, 1000);
+  });
+
+  it('every header style reads back through the classifier as the model reported it', () => {
+    const now = Date.UTC(2026, 11, 1, 8);
+    for (const name of QUOTA_MODELS) {
+      const { admitted, report } = quotaModel(name).arrive(now);
+      for (const style of HEADER_STYLES) {
+        const a = answerOf(admitted, report, style, '429-seconds', now);
+        const q = classify({ status: a.status, headers: a.headers, body: { '112-AN': 'P' } }, { now }).quota;
+        if (style === 'none') assert.equal(q, undefined);
+        else assert.equal(q?.remaining, report.remaining, `${name} ${style}`);
+        if (style === 'x-ratelimit') assert.equal(q?.limit, report.limit);
+      }
+      const refused = answerOf(false, report, 'none', '503-date', now);
+      const v = classify({ status: refused.status, headers: refused.headers }, { now });
+      assert.equal(v.kind, 'throttled', `${name}: a 503 with an HTTP-date Retry-After and Remaining 0`);
+    }
+  });
+});
+
+describe('vendor zoo against the limiter (virtual time)', () => {
+  it('every vendor that sends quota headers with a reset: >= 98 % of the quota, <= 0.5 % throttled, nobody dead-lettered', async () => {
+    for (const model of QUOTA_MODELS) {
+      for (const headers of ['x-ratelimit', 'ietf'] as const) {
+        // The bench's clients: a user who guessed half the quota, or twice it.
+        for (const [ratePerSecond, burst] of [
+          [10, 10],
+          [40, 20],
+        ] as const) {
+          const r = await runZoo({
+            vendor: { model, headers, throttle: '429-seconds' },
+            client: { kind: 'rxgate', ratePerSecond, burst },
+            load: 3,
+            latency: 'slow',
+          });
+          const label = `${model} / ${headers} / limit ${ratePerSecond}`;
+          assert.ok(r.goodputPct >= 98, `${label}: ${r.goodputPct.toFixed(1)} %`);
+          assert.ok(r.throttledPct <= 0.5, `${label}: ${r.throttledPct.toFixed(2)} % throttled`);
+          assert.equal(r.deadLettered, 0, label);
+        }
+      }
+    }
+  });
+
+  it('vendors that send no quota header: >= 90 % / <= 3 %, above the AWS adaptive reference on a sliding log', async () => {
+    for (const model of QUOTA_MODELS) {
+      const r = await runZoo({
+        vendor: { model, headers: 'none', throttle: '429' },
+        client: { kind: 'rxgate', ratePerSecond: 40, burst: 20 },
+        load: 3,
+        latency: 'slow',
+      });
+      assert.ok(r.goodputPct >= 90, `${model}: ${r.goodputPct.toFixed(1)} %`);
+      assert.ok(r.throttledPct <= 3, `${model}: ${r.throttledPct.toFixed(2)} % throttled`);
+      assert.equal(r.deadLettered, 0);
+    }
+    const vendor = { model: 'sliding-log', headers: 'none', throttle: '429' } as const;
+    const ours = await runZoo({
+      vendor,
+      client: { kind: 'rxgate', ratePerSecond: 40, burst: 20 },
+      load: 3,
+      latency: 'slow',
+    });
+    const aws = await runZoo({ vendor, client: { kind: 'aws-adaptive' }, load: 3, latency: 'slow' });
+    assert.ok(ours.goodputPct > aws.goodputPct, `${ours.goodputPct} vs AWS ${aws.goodputPct}`);
+    assert.ok(ours.throttledPct < aws.throttledPct);
+  });
+});
