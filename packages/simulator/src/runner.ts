@@ -391,6 +391,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
               clients: { primary: client, fallback: client },
               transport,
               clock,
+              // The router's default refreshes 60 s early: with tokens of 60 s (credential-expiry)
+              // it fetched one per claim and never met a revoked token. A tenth of the lifetime.
+              marginMs: Math.min(60_000, (s.vendor.tokenTtlSeconds ?? 300) * 100),
             }),
           }
         : {}),
