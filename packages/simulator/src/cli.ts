@@ -164,18 +164,20 @@ async function main(argv: string[]): Promise<number> {
 
   const base = await loadScenario(name);
   let claims: Array<Record<string, unknown>> | undefined;
+  // The file line of each claim: an invalid one is named by it.
+  const claimLines: number[] = [];
   if (values['claims-file']) {
     const text = await readFile(values['claims-file'], 'utf8');
-    claims = text
-      .split(/\r?\n/)
-      .filter((l) => l.trim() !== '')
-      .map((l, i) => {
-        try {
-          return JSON.parse(l) as Record<string, unknown>;
-        } catch {
-          throw new ScenarioError(values['claims-file']!, [{ path: `line ${i + 1}`, message: 'not JSON' }]);
-        }
-      });
+    claims = [];
+    for (const [i, l] of text.split(/\r?\n/).entries()) {
+      if (l.trim() === '') continue;
+      try {
+        claims.push(JSON.parse(l) as Record<string, unknown>);
+      } catch {
+        throw new ScenarioError(values['claims-file']!, [{ path: `line ${i + 1}`, message: 'not JSON' }]);
+      }
+      claimLines.push(i + 1);
+    }
   }
   const lane = values.lane ?? (claims ? 'batch' : undefined);
   if (lane !== undefined && lane !== 'pos' && lane !== 'batch')
@@ -280,7 +282,14 @@ async function main(argv: string[]): Promise<number> {
                 },
               }
             : {}),
-          ...(claims ? { claims, asFastAsAdmitted: values.rate === undefined } : {}),
+          ...(claims
+            ? {
+                claims,
+                claimLines,
+                claimsFile: values['claims-file']!,
+                asFastAsAdmitted: values.rate === undefined,
+              }
+            : {}),
           ...(values['log-file'] ? { logFile: values['log-file'] } : {}),
           ...(values['audit-file'] ? { auditFile: values['audit-file'] } : {}),
           ...(values.ledger ? { ledgerFile: values.ledger } : {}),

@@ -44,6 +44,13 @@ export function invariantLines(r: RunResult): InvariantLine[] {
       ok: i.deadlineMisses.length === 0,
       detail: `${i.deadlineMisses.length} pos claims finished past their deadline (+${r.mode === 'virtual' ? '1 ms tick' : '25 ms timer lateness'})`,
     },
+    // Against a target nothing is injected: no fault line applies.
+    ...(r.mode === 'target' ? [] : faultLines(r, i)),
+  ];
+}
+
+function faultLines(r: RunResult, i: RunResult['invariants']): InvariantLine[] {
+  return [
     {
       name: 'liveness after the faults heal',
       ok: i.liveness.ok,
@@ -119,6 +126,7 @@ export function buildReport(r: RunResult): Report {
     timeSeries: r.series.toJSON(),
     slowest: r.slowest,
     deadLettered: r.deadLettered.slice(0, 100),
+    ...(r.invalidClaims.length > 0 ? { invalidClaims: r.invalidClaims.slice(0, 100) } : {}),
     broken: r.broken,
     replay: replayLine(r),
     // The whole scenario after defaults: `rxgate-sim replay run.json` re-runs exactly this.
@@ -128,6 +136,11 @@ export function buildReport(r: RunResult): Report {
 }
 
 export function replayLine(r: RunResult): string {
+  if (r.mode === 'target') {
+    // A target's answers are its own: the same claims can be sent again, not the same run.
+    const file = r.claimsFile === undefined ? '' : ` --claims-file ${r.claimsFile}`;
+    return `rxgate-sim run ${r.scenario.name} --seed ${r.scenario.seed} --target ${r.target ?? 'URL'}${file}  # sends the same claims again; the target's answers are its own`;
+  }
   return `rxgate-sim run ${r.scenario.name} --seed ${r.scenario.seed}  # scenario hash ${r.hash}`;
 }
 
@@ -166,6 +179,11 @@ export function formatSummary(
     lines.push(
       `  ${k.padEnd(22)} ${String(v).padStart(9)}  ${((v / Math.max(1, r.claims)) * 100).toFixed(2).padStart(6)} %`,
     );
+  if (r.invalidClaims.length > 0) {
+    const shown = r.invalidClaims.slice(0, 10).map((c) => `line ${c.line}: ${c.fields.join(', ')}`);
+    const more = (r.outcomes.invalid ?? 0) - shown.length;
+    lines.push(`${bold('invalid claims')}  ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`);
+  }
   if (Object.keys(r.rejectCodes).length)
     lines.push(
       `${bold('reject codes')}  ${Object.entries(sorted(r.rejectCodes))

@@ -1,6 +1,12 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createBreakers } from '@rxgate/breaker';
-import { type AbortSignalLike, type Clock, createLimiter, systemClock } from '@rxgate/ratelimit';
+import {
+  type AbortSignalLike,
+  type Clock,
+  createLimiter,
+  systemClock,
+  type TimerHandle,
+} from '@rxgate/ratelimit';
 import { createRedisLimiter, type SharedLimiter } from '@rxgate/ratelimit/redis';
 import {
   type AuditRecord,
@@ -45,6 +51,10 @@ export interface RunOptions {
   readonly credentials?: { readonly clientId: string; readonly clientSecret: string };
   /** Claims to send instead of generated ones (`target` mode; JSON lines of wire-form claims). */
   readonly claims?: ReadonlyArray<Record<string, unknown>>;
+  /** The file the claims came from, for the replay line. */
+  readonly claimsFile?: string;
+  /** The file line of each claim (blank lines skipped), to name an invalid one. @default index + 1 */
+  readonly claimLines?: readonly number[];
   /** Write every router log line here (JSON lines). */
   readonly logFile?: string;
   /** Write the audit log here (JSON lines, fsync at each outcome). */
@@ -85,6 +95,11 @@ export interface RunResult {
   readonly scenario: Scenario;
   readonly hash: string;
   readonly mode: RunMode;
+  /** The target URL and the claims file, in `target` mode. */
+  readonly target?: string;
+  readonly claimsFile?: string;
+  /** Claims the router refused as invalid: the claims-file line and the fields at fault (never the values). */
+  readonly invalidClaims: ReadonlyArray<{ readonly line: number; readonly fields: readonly string[] }>;
   /** Simulated (virtual) or real milliseconds from the first claim to the last outcome. */
   readonly spanMs: number;
   readonly claims: number;
@@ -156,14 +171,24 @@ const NEVER = new Promise<never>(() => {});
 
 /** Runs a scenario to the end and checks every invariant. Deterministic in `virtual` mode. */
 export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<RunResult> {
-  const s = scenario;
   const mode = options.mode ?? 'virtual';
+  // Against a target nothing is injected: its faults are its own. Claims from a file are the
+  // traffic, so the scenario's bursts do not apply either (a burst 9 h ahead kept the process alive).
+  const s: Scenario =
+    mode === 'target'
+      ? {
+          ...scenario,
+          faults: [],
+          traffic: { ...scenario.traffic, ...(options.claims ? { bursts: [] } : {}) },
+        }
+      : scenario;
   const hash = scenarioHash(s);
   const virtual = mode === 'virtual';
   const vclock = virtual ? new VirtualClock(SIM_EPOCH) : undefined;
   const clock: Clock = vclock ?? systemClock;
   const start = clock.now();
   const model = mode === 'target' ? undefined : new VendorModel(s, clock, start);
+  const targetStatuses = new Map<string, number>();
 
   // Where requests go.
   let transport: Transport;
@@ -183,6 +208,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       if (options.target === undefined) throw new Error('target mode needs a target URL');
       urls.primary = options.target;
       if (options.fallbackTarget !== undefined) urls.fallback = options.fallbackTarget;
+      // No vendor model to ask: what the target answered is counted as it arrives.
+      transport = countingTransport(transport, targetStatuses);
     }
   }
   const hasFallback = mode === 'target' ? options.fallbackTarget !== undefined : s.nodes.fallback;
@@ -441,6 +468,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const correlation: string[] = [];
   const kinds: string[] = [];
   const deadLettered: Array<{ correlationId: string; reason: string }> = [];
+  const invalidClaims: Array<{ line: number; fields: string[] }> = [];
   const limit = options.claims?.length ?? s.traffic.claims ?? Number.POSITIVE_INFINITY;
   let submitted = 0;
   let settled = 0;
@@ -509,6 +537,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         kinds[index] = o.kind;
         outcomes[o.kind] = (outcomes[o.kind] ?? 0) + 1;
         if (o.kind === 'rejected') for (const c of o.codes) rejectCodes[c] = (rejectCodes[c] ?? 0) + 1;
+        if (o.kind === 'invalid' && invalidClaims.length < 1000)
+          invalidClaims.push({
+            line: options.claimLines?.[index] ?? index + 1,
+            fields: o.issues.map((x) => x.field),
+          });
         if (o.kind === 'dead-lettered' && deadLettered.length < 1000)
           deadLettered.push({ correlationId: o.correlationId, reason: o.reason });
         latency.all.record(took);
@@ -534,11 +567,22 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       },
     );
   };
+  // The runner's own timers (traffic, bursts, client faults, sampling): cancelled when every
+  // claim has settled, so on real timers nothing of the run keeps the process alive.
+  const ownTimers = new Set<TimerHandle>();
+  const own = (ms: number, fn: () => void): TimerHandle => {
+    const h = clock.setTimer(ms, () => {
+      ownTimers.delete(h);
+      fn();
+    });
+    ownTimers.add(h);
+    return h;
+  };
   // Client-side faults: a restart of the router's process, and the batch lane resubmitting
   // every dead letter and every claim left for reconciliation.
   for (const [i, f] of s.faults.entries()) {
     if (f.kind === 'client-restart')
-      clock.setTimer(f.startMs, () => {
+      own(f.startMs, () => {
         model?.fired(i);
         gen.dead = true;
         void build().then((next) => {
@@ -547,7 +591,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         });
       });
     else if (f.kind === 'dead-letter-resubmit')
-      clock.setTimer(f.startMs, () => {
+      own(f.startMs, () => {
         model?.fired(i);
         for (const letter of gen.deadLetters.take()) {
           const index = submitted++;
@@ -574,14 +618,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     submitOne();
     const r = rateAt(s, t);
     const gap = spaced ? 0 : s.traffic.profile === 'constant' ? 1000 / r : exponentialMs(trafficRandom, r);
-    clock.setTimer(gap, scheduleNext);
+    own(gap, scheduleNext);
   };
   for (const burst of s.traffic.bursts) {
-    clock.setTimer(burst.atMs, () => {
+    own(burst.atMs, () => {
       for (let i = 0; i < burst.count && generatedCount < limit; i++) submitOne();
     });
   }
-  clock.setTimer(0, scheduleNext);
+  own(0, scheduleNext);
 
   // Sample the vendor's quota and the limiter's rate once a bucket, until everything settled.
   const sample = () => {
@@ -601,12 +645,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       total: Number.isFinite(limit) ? limit : undefined,
       elapsedMs: rel(),
     });
-    if (!(trafficDone && settled === submitted)) clock.setTimer(series.bucketMs, sample);
+    if (!(trafficDone && settled === submitted)) own(series.bucketMs, sample);
   };
-  clock.setTimer(series.bucketMs, sample);
+  own(series.bucketMs, sample);
 
   if (vclock) await vclock.run();
   await allSettled;
+  for (const h of ownTimers) h.cancel();
+  ownTimers.clear();
   await gen.router.close();
   sharedLimiter?.close();
   await redisLedger?.close();
@@ -662,11 +708,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     scenario: s,
     hash,
     mode,
+    ...(mode === 'target' && options.target !== undefined ? { target: options.target } : {}),
+    ...(options.claimsFile !== undefined ? { claimsFile: options.claimsFile } : {}),
+    invalidClaims,
     spanMs: lastSettledAt - start,
     claims: total,
     outcomes,
     rejectCodes,
-    statuses: model ? Object.fromEntries(model.statuses) : {},
+    statuses: Object.fromEntries(model ? model.statuses : targetStatuses),
     latency,
     attempts,
     throttledAnswers,
@@ -761,4 +810,44 @@ function phiOf(raw: Record<string, unknown>): string[] {
   return ['302-C2', '310-CA', '311-CB', '304-C4'].flatMap((k) =>
     typeof raw[k] === 'string' ? [raw[k] as string] : [],
   );
+}
+
+/** A transport that counts answers by status, and failures by what they were (`refused`, `dns`, `tls`, …). */
+function countingTransport(inner: Transport, counts: Map<string, number>): Transport {
+  const bump = (k: string) => counts.set(k, (counts.get(k) ?? 0) + 1);
+  return {
+    async send(node, request, signal) {
+      try {
+        const r = await inner.send(node, request, signal);
+        bump(String(r.status));
+        return r;
+      } catch (e) {
+        bump(transportFailure(e));
+        throw e;
+      }
+    },
+    close: () => inner.close(),
+  };
+}
+
+/** A transport failure by kind, from its code; the code itself when it is none of the known kinds. */
+export function transportFailure(e: unknown): string {
+  const code = String(
+    (e as { transportCode?: unknown; code?: unknown })?.transportCode ??
+      (e as { code?: unknown })?.code ??
+      'unknown',
+  );
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
+  if (
+    code.startsWith('ERR_TLS') ||
+    code.startsWith('ERR_SSL') ||
+    /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code)
+  )
+    return 'tls';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect-timeout';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'reset';
+  if (code === 'ABORTED' || code === 'UND_ERR_ABORTED') return 'aborted';
+  return `transport:${code}`;
 }

@@ -130,6 +130,7 @@ export async function runWorkers(
     scenario: s,
     hash: scenarioHash(s),
     mode: 'loopback',
+    invalidClaims: [],
     spanMs: Math.max(...summaries.map((w) => w.spanMs)),
     claims: sum((w) => w.claims),
     outcomes: merge((w) => w.outcomes),
