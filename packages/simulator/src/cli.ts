@@ -48,6 +48,8 @@ Options for run:
                            a run killed and started again never pays a claim twice
   --store redis://H:P      a shared store: quota, ledger and negative cache in Redis (real time)
   --workers N              N processes sharing the quota through --store (loopback HTTP)
+  --prefix P               with --store: the run's key namespace (default rxgate:sim:<fresh run id>);
+                           the same P resumes a run's ledger, another run's keys are never read
   --no-progress            no progress bar (there is none in pipes anyway)
 
 Thresholds (in a scenario's "thresholds", checked before the run starts) name one of:
@@ -88,6 +90,7 @@ async function main(argv: string[]): Promise<number> {
       fallback: { type: 'string' },
       'shared-idempotency': { type: 'boolean' },
       'claims-file': { type: 'string' },
+      prefix: { type: 'string' },
       json: { type: 'boolean' },
       out: { type: 'string' },
       'log-file': { type: 'string' },
@@ -136,6 +139,7 @@ async function main(argv: string[]): Promise<number> {
       target: string;
       fallback?: string;
       store: string;
+      storePrefix: string;
     };
     const s = parseScenario(job.scenario, 'worker');
     const r = await runScenario(s, {
@@ -143,6 +147,7 @@ async function main(argv: string[]): Promise<number> {
       target: job.target,
       ...(job.fallback ? { fallbackTarget: job.fallback } : {}),
       store: job.store,
+      storePrefix: job.storePrefix,
       share: { worker: job.worker, of: job.of },
       ...(s.vendor.tokenTtlSeconds !== undefined
         ? { credentials: { clientId: 'rxgate-sim', clientSecret: 'sim-secret' } }
@@ -271,6 +276,7 @@ async function main(argv: string[]): Promise<number> {
         })
       : await runScenario(overridden, {
           ...(values.store ? { store: values.store } : {}),
+          ...(values.prefix ? { storePrefix: values.prefix } : {}),
           mode,
           ...(values.target ? { target: values.target } : {}),
           ...(values.fallback ? { fallbackTarget: values.fallback } : {}),
@@ -300,6 +306,7 @@ async function main(argv: string[]): Promise<number> {
             : {}),
         });
   if (showProgress) process.stderr.write('\r\x1b[2K');
+  for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
   const wallMs = performance.now() - wall0;
   const report = buildReport(result);
   const json = `${JSON.stringify(report.json, null, 2)}\n`;

@@ -127,6 +127,8 @@ export function buildReport(r: RunResult): Report {
     slowest: r.slowest,
     deadLettered: r.deadLettered.slice(0, 100),
     ...(r.invalidClaims.length > 0 ? { invalidClaims: r.invalidClaims.slice(0, 100) } : {}),
+    ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),
+    ...(r.storePrefix !== undefined ? { storePrefix: r.storePrefix } : {}),
     broken: r.broken,
     replay: replayLine(r),
     // The whole scenario after defaults: `rxgate-sim replay run.json` re-runs exactly this.

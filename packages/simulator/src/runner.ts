@@ -36,6 +36,7 @@ import { PhiScanner } from './phi-scan.js';
 import { exponentialMs, stream } from './random.js';
 import { type Scenario, scenarioHash } from './scenario.js';
 import { Series } from './series.js';
+import { foreignKeys, foreignKeysWarning, newRunId } from './store-namespace.js';
 import { type NodeName, VendorModel } from './vendor-model.js';
 import { VirtualClock } from './virtual-clock.js';
 
@@ -72,6 +73,12 @@ export interface RunOptions {
   readonly asFastAsAdmitted?: boolean;
   /** A shared store (`redis://…`): the quota, the ledger and the negative cache live in Redis. Real-time modes only. */
   readonly store?: string;
+  /**
+   * The namespace of every key this run writes to the store. Processes of one run share it;
+   * another run must not (its ledger would answer this run's claims as already paid).
+   * @default `rxgate:sim:<a fresh run id>`
+   */
+  readonly storePrefix?: string;
   /** Submit only this share of the traffic (worker `worker` of `of`): the other workers send the rest. */
   readonly share?: { readonly worker: number; readonly of: number };
   /** Called about every simulated bucket. */
@@ -100,6 +107,10 @@ export interface RunResult {
   readonly claimsFile?: string;
   /** Claims the router refused as invalid: the claims-file line and the fields at fault (never the values). */
   readonly invalidClaims: ReadonlyArray<{ readonly line: number; readonly fields: readonly string[] }>;
+  /** What the user should know before trusting the run (another run's keys in the store). */
+  readonly warnings: readonly string[];
+  /** The namespace of the run's keys in the store, with `store`. */
+  readonly storePrefix?: string;
   /** Simulated (virtual) or real milliseconds from the first claim to the last outcome. */
   readonly spanMs: number;
   readonly claims: number;
@@ -175,7 +186,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   // Against a target nothing is injected: its faults are its own. Claims from a file are the
   // traffic, so the scenario's bursts do not apply either (a burst 9 h ahead kept the process alive).
   const s: Scenario =
-    mode === 'target'
+    mode === 'target' && options.share === undefined
       ? {
           ...scenario,
           faults: [],
@@ -303,6 +314,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   let redis: Redis | undefined;
   let sharedLimiter: SharedLimiter | undefined;
   let redisLedger: RedisLedger | undefined;
+  const storePrefix = options.storePrefix ?? `rxgate:sim:${newRunId()}`;
+  const warnings: string[] = [];
   if (options.store !== undefined) {
     if (virtual) throw new Error('a shared store runs on real time: use --loopback or --target with --store');
     redis = new Redis(options.store, {
@@ -312,13 +325,15 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     });
     redis.on('error', () => {});
     if (redis.status !== 'ready') await new Promise((r) => redis!.once('ready', r));
+    const others = options.share === undefined ? await foreignKeys(redis, storePrefix) : [];
+    if (others.length > 0) warnings.push(foreignKeysWarning(others, storePrefix));
     sharedLimiter = createRedisLimiter({
       redis,
-      name: `sim-${hash}`,
+      name: `${storePrefix}:limiter`,
       account: { ratePerSecond, burst },
       clock,
     });
-    redisLedger = new RedisLedger({ redis, clock });
+    redisLedger = new RedisLedger({ redis, clock, prefix: `${storePrefix}:ledger` });
   }
   const makeLimiter = () =>
     createLimiter({
@@ -409,7 +424,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       deadLetters,
       limiter: sharedLimiter ?? limiter,
       ...(redis && redisLedger
-        ? { ledger: redisLedger, negativeCache: new RedisNegativeCache(redis, `rxgate:neg:sim-${hash}`) }
+        ? { ledger: redisLedger, negativeCache: new RedisNegativeCache(redis, `${storePrefix}:neg`) }
         : { ledger: ledger ?? new MemoryLedger() }),
       breakers,
       ...(client
@@ -711,6 +726,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     ...(mode === 'target' && options.target !== undefined ? { target: options.target } : {}),
     ...(options.claimsFile !== undefined ? { claimsFile: options.claimsFile } : {}),
     invalidClaims,
+    warnings,
+    ...(options.store !== undefined ? { storePrefix } : {}),
     spanMs: lastSettledAt - start,
     claims: total,
     outcomes,

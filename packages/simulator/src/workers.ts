@@ -1,10 +1,12 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { systemClock } from '@rxgate/ratelimit';
+import { Redis } from 'ioredis';
 import { serveHandlers, vendorHandlers } from './handlers.js';
 import { HdrHistogram } from './hdr.js';
 import type { RunResult } from './runner.js';
 import { type Scenario, scenarioHash } from './scenario.js';
 import { Series } from './series.js';
+import { foreignKeys, foreignKeysWarning, newRunId } from './store-namespace.js';
 import { VendorModel } from './vendor-model.js';
 
 /** What one worker process reports back to the parent. */
@@ -70,6 +72,21 @@ export async function runWorkers(
   },
 ): Promise<RunResult> {
   const start = Date.now();
+  // One namespace for the run's processes, none other's: a run before this one in the same
+  // Redis must not answer this one's claims from its ledger.
+  const storePrefix = `rxgate:sim:${newRunId()}`;
+  const warnings: string[] = [];
+  {
+    const redis = new Redis(o.store, { maxRetriesPerRequest: 1, lazyConnect: true });
+    redis.on('error', () => {});
+    try {
+      await redis.connect();
+      const others = await foreignKeys(redis, storePrefix);
+      if (others.length > 0) warnings.push(foreignKeysWarning(others, storePrefix));
+    } finally {
+      redis.disconnect();
+    }
+  }
   const model = new VendorModel(s, systemClock, start);
   const progress =
     o.onProgress === undefined
@@ -94,6 +111,7 @@ export async function runWorkers(
               target: servers[0]!.url,
               fallback: servers[1]?.url,
               store: o.store,
+              storePrefix,
             }),
           ],
           {
@@ -131,6 +149,8 @@ export async function runWorkers(
     hash: scenarioHash(s),
     mode: 'loopback',
     invalidClaims: [],
+    warnings,
+    storePrefix,
     spanMs: Math.max(...summaries.map((w) => w.spanMs)),
     claims: sum((w) => w.claims),
     outcomes: merge((w) => w.outcomes),
