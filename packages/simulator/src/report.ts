@@ -35,6 +35,11 @@ export function invariantLines(r: RunResult): InvariantLine[] {
       detail: `${i.phiFound.length} finds in ${i.phiTextsScanned.toLocaleString('en')} texts scanned`,
     },
     {
+      name: 'no PHI (substring oracle)',
+      ok: i.phiOracleFound.length === 0,
+      detail: `${i.phiOracleFound.length} finds: ${i.phiOracleValues.toLocaleString('en')} values in ${i.phiOracleTexts.toLocaleString('en')} sampled texts`,
+    },
+    {
       name: 'half-open probe bound',
       ok: i.maxProbesInFlight <= i.probeBound,
       detail: `at most ${i.maxProbesInFlight} probes at once (bound ${i.probeBound})`,

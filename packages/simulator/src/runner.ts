@@ -32,6 +32,7 @@ import { Redis } from 'ioredis';
 import { type GeneratedClaim, makeClaim, rateAt } from './claims.js';
 import { serveHandlers, vendorHandlers } from './handlers.js';
 import { HdrHistogram } from './hdr.js';
+import { PhiOracle } from './phi-oracle.js';
 import { PhiScanner } from './phi-scan.js';
 import { exponentialMs, stream } from './random.js';
 import { type Scenario, scenarioHash } from './scenario.js';
@@ -65,6 +66,12 @@ export interface RunOptions {
    * with the same claims never pays one twice. @default '.rxgate/target-ledger.jsonl'
    */
   readonly ledgerFile?: string;
+  /**
+   * Texts of each kind (log line, event, audit record, outcome) the independent PHI oracle
+   * searches: the first this many, then a thin sample. `Infinity`: every text (property tests).
+   * @default 200
+   */
+  readonly phiOracleSample?: number;
   /** Keep every audit record in memory for the claims that break an invariant (replay). @default true under 50,000 claims */
   readonly keepAudit?: boolean;
   /** Keep the audit trail of these claims (by correlation id) as well as of the broken ones. */
@@ -154,6 +161,10 @@ export interface Invariants {
   readonly notExactlyOnce: readonly number[];
   readonly phiFound: ReadonlyArray<{ readonly where: string; readonly sample: string }>;
   readonly phiTextsScanned: number;
+  /** The independent oracle: plain substring search of every PHI value over a sample of each kind of text. */
+  readonly phiOracleFound: ReadonlyArray<{ readonly where: string; readonly sample: string }>;
+  readonly phiOracleTexts: number;
+  readonly phiOracleValues: number;
   /** Most half-open probes in flight at once, per breaker, and the bound. */
   readonly maxProbesInFlight: number;
   readonly probeBound: number;
@@ -229,6 +240,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const span = s.traffic.durationMs ?? (s.traffic.claims! / s.traffic.ratePerSecond) * 1000;
   const series = new Series(Math.max(1000, Math.ceil(span / 300 / 1000) * 1000));
   const phi = new PhiScanner();
+  const oracle = new PhiOracle(options.phiOracleSample);
   const latency = { all: new HdrHistogram(), pos: new HdrHistogram(), batch: new HdrHistogram() };
   const outcomes: Record<string, number> = {};
   const rejectCodes: Record<string, number> = {};
@@ -249,6 +261,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const logLine = (level: string) => (obj: object, msg?: string) => {
     const line = JSON.stringify({ level, t: Math.round(rel()), msg, ...obj });
     phi.scan('log', line);
+    oracle.offer('log', line);
     log?.write(`${line}\n`);
   };
   // Audit records are kept while a claim is in flight, and afterwards only if it broke an invariant.
@@ -261,6 +274,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const audit = {
     append(r: AuditRecord) {
       phi.scanValue('audit', r);
+      oracle.offer('audit', r);
       if (keepAudit) {
         let list = auditByCorrelation.get(r.correlationId);
         if (list === undefined) {
@@ -285,6 +299,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   };
   const onEvent = (e: RouterEvent) => {
     phi.scanValue('event', e);
+    oracle.offer('event', e);
     const b = series.at(rel());
     if (e.type === 'attempt') {
       attempts++;
@@ -518,6 +533,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     lanes[index] = claim.lane;
     segments[index] = claim.segment;
     phi.add(claim.phi);
+    oracle.add(claim.phi);
     settleCount[index] = 0;
     const at = clock.now();
     series.at(at - start).submitted++;
@@ -544,6 +560,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     send().then(
       (o: Outcome) => {
         if (g.dead) return;
+        oracle.offer('outcome', o);
         unanswered.delete(index);
         settleCount[index]!++;
         const took = clock.now() - at;
@@ -677,6 +694,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
   // Invariants.
   const total = submitted;
+  oracle.check();
   const notExactlyOnce: number[] = [];
   for (let i = 0; i < total; i++) if (settleCount[i] !== 1) notExactlyOnce.push(i);
   const paidTwice = model ? [...model.payments].filter(([, n]) => n > 1).map(([k]) => k) : [];
@@ -694,6 +712,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     notExactlyOnce,
     phiFound: phi.found,
     phiTextsScanned: phi.scanned,
+    phiOracleFound: oracle.found,
+    phiOracleTexts: oracle.searched,
+    phiOracleValues: oracle.valuesChecked,
     maxProbesInFlight: maxProbes,
     probeBound: s.client.breaker.maxProbes,
     deadlineMisses,
@@ -824,8 +845,9 @@ function checkLiveness(
 }
 
 function phiOf(raw: Record<string, unknown>): string[] {
+  // A date of birth may come as a number from a claims file: it is PHI all the same.
   return ['302-C2', '310-CA', '311-CB', '304-C4'].flatMap((k) =>
-    typeof raw[k] === 'string' ? [raw[k] as string] : [],
+    typeof raw[k] === 'string' || typeof raw[k] === 'number' ? [String(raw[k])] : [],
   );
 }
 

@@ -25,6 +25,9 @@ export interface WorkerSummary {
   readonly deadlineMisses: number;
   readonly phiFound: RunResult['invariants']['phiFound'];
   readonly phiTextsScanned: number;
+  readonly phiOracleFound: RunResult['invariants']['phiOracleFound'];
+  readonly phiOracleTexts: number;
+  readonly phiOracleValues: number;
   readonly maxProbesInFlight: number;
   readonly breakerTransitions: RunResult['breakerTransitions'];
   readonly deadLettered: RunResult['deadLettered'];
@@ -47,6 +50,9 @@ export function summarize(r: RunResult): WorkerSummary {
     deadlineMisses: r.invariants.deadlineMisses.length,
     phiFound: r.invariants.phiFound,
     phiTextsScanned: r.invariants.phiTextsScanned,
+    phiOracleFound: r.invariants.phiOracleFound,
+    phiOracleTexts: r.invariants.phiOracleTexts,
+    phiOracleValues: r.invariants.phiOracleValues,
     maxProbesInFlight: r.invariants.maxProbesInFlight,
     breakerTransitions: r.breakerTransitions,
     deadLettered: r.deadLettered.slice(0, 100),
@@ -170,6 +176,9 @@ export async function runWorkers(
       notExactlyOnce: Array.from({ length: sum((w) => w.notExactlyOnce) }, () => -1),
       phiFound: summaries.flatMap((w) => w.phiFound),
       phiTextsScanned: sum((w) => w.phiTextsScanned),
+      phiOracleFound: summaries.flatMap((w) => w.phiOracleFound),
+      phiOracleTexts: sum((w) => w.phiOracleTexts),
+      phiOracleValues: sum((w) => w.phiOracleValues),
       maxProbesInFlight: Math.max(...summaries.map((w) => w.maxProbesInFlight)),
       probeBound: s.client.breaker.maxProbes,
       deadlineMisses: Array.from({ length: sum((w) => w.deadlineMisses) }, () => -1),
