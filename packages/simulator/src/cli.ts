@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderHtml } from './html-report.js';
 import { buildReport, formatSummary, VERSION } from './report.js';
+import { RunReportSchema } from './report-schema.js';
 import { runScenario } from './runner.js';
 import { loadScenario, parseScenario, SCENARIO_NAMES, type Scenario, ScenarioError } from './scenario.js';
 import { fitToWidth, progressLine } from './terminal.js';
@@ -354,11 +355,16 @@ async function replay(
     const base = await loadScenario(scenarioName ?? 'pharmacy-day');
     scenario = parseScenario({ ...base, seed: Number(what) }, scenarioName ?? 'pharmacy-day');
   } else {
-    const saved = JSON.parse(await readFile(what, 'utf8')) as { definition?: unknown; hash?: string };
-    if (saved.definition === undefined)
-      throw new ScenarioError(what, [
-        { path: 'definition', message: 'not a run report of rxgate-sim (--json/--out)' },
-      ]);
+    const checked = RunReportSchema.safeParse(JSON.parse(await readFile(what, 'utf8')));
+    if (!checked.success)
+      throw new ScenarioError(
+        what,
+        checked.error.issues.slice(0, 5).map((i) => ({
+          path: i.path.join('.') || '(report)',
+          message: `not a run report of rxgate-sim (--json/--out): ${i.message}`,
+        })),
+      );
+    const saved = checked.data;
     scenario = parseScenario(saved.definition, what);
     expectedHash = saved.hash;
   }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { RunReport } from './report-schema.js';
 import type { RunResult } from './runner.js';
 import { evaluateThresholds, metricsOf, type ThresholdResult } from './thresholds.js';
 
@@ -80,7 +81,8 @@ export interface Report {
   readonly ok: boolean;
   readonly thresholds: ThresholdResult[];
   readonly invariants: InvariantLine[];
-  readonly json: Record<string, unknown>;
+  /** The JSON report: checked against {@link RunReportSchema} in the tests, parsed by replay. */
+  readonly json: RunReport;
 }
 
 /** The report of a run: thresholds, invariants, and the JSON for machines (deterministic in virtual time). */
@@ -97,7 +99,7 @@ export function buildReport(r: RunResult): Report {
     p99: round(h.percentile(99)),
     max: round(h.max),
   });
-  const json = {
+  const json: RunReport = {
     rxgate: VERSION,
     scenario: r.scenario.name,
     seed: r.scenario.seed,
@@ -126,15 +128,17 @@ export function buildReport(r: RunResult): Report {
       perSecond: round(metrics.goodput_per_second!, 3),
       quotaPerSecond: r.quotaPerSecond ?? null,
     },
-    breakerTransitions: r.breakerTransitions,
+    breakerTransitions: [...r.breakerTransitions],
     faults: r.scenario.faults.map((f, i) => ({ ...f, fired: r.faultsFired[i] ?? 0 })),
     timeSeries: r.series.toJSON(),
-    slowest: r.slowest,
+    slowest: [...r.slowest],
     deadLettered: r.deadLettered.slice(0, 100),
-    ...(r.invalidClaims.length > 0 ? { invalidClaims: r.invalidClaims.slice(0, 100) } : {}),
-    ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),
+    ...(r.invalidClaims.length > 0
+      ? { invalidClaims: r.invalidClaims.slice(0, 100).map((c) => ({ line: c.line, fields: [...c.fields] })) }
+      : {}),
+    ...(r.warnings.length > 0 ? { warnings: [...r.warnings] } : {}),
     ...(r.storePrefix !== undefined ? { storePrefix: r.storePrefix } : {}),
-    broken: r.broken,
+    broken: [...r.broken],
     replay: replayLine(r),
     // The whole scenario after defaults: `rxgate-sim replay run.json` re-runs exactly this.
     definition: r.scenario,
