@@ -39,7 +39,9 @@ async function failure(p: Promise<unknown>): Promise<TransportError> {
 
 describe('undiciTransport', () => {
   it('sends method, path under the base URL, headers and body; returns status, headers and body text', async () => {
-    let seen: { method?: string; url?: string; key?: string; body: string } = { body: '' };
+    let seen: { method?: string | undefined; url?: string | undefined; key?: string; body: string } = {
+      body: '',
+    };
     const url = await serve((req, res) => {
       let body = '';
       req.on('data', (c: Buffer) => {
