@@ -49,14 +49,52 @@ const status = fc.oneof(
   fc.double(),
 );
 
+/** The decision table of DESIGN.md by HTTP status, independent of classify's code. */
+function expectedKinds(s: number): ReadonlySet<string> {
+  if (!Number.isInteger(s) || s < 100 || s > 599) return new Set(['unknown']);
+  if (s === 200)
+    return new Set([
+      'adjudicated',
+      'terminal-reject',
+      'repairable',
+      'duplicate',
+      'transient',
+      'client-error',
+      'unknown',
+    ]);
+  if (s === 429) return new Set(['throttled']);
+  if (s === 503) return new Set(['throttled', 'transient']);
+  if (s === 408 || s >= 500) return new Set(['transient']);
+  if (s === 401) return new Set(['auth-expired']);
+  if (s === 404) return new Set(['routing-reject', 'client-error']);
+  if (s >= 400) return new Set(['client-error']);
+  return new Set(['unknown']);
+}
+
+function expectedBreaker(s: number, kind: string): string {
+  if (kind === 'transient') return 'failure';
+  if (kind === 'throttled' || kind === 'auth-expired' || kind === 'routing-reject') return 'ignore';
+  if (kind === 'client-error') return s === 200 ? 'success' : 'ignore';
+  return 'success';
+}
+
 describe('classify properties', () => {
-  it('is total and deterministic over arbitrary statuses, headers and bodies', () => {
+  // classify() catches everything and answers `unclassifiable-input`, so "it does not throw" holds
+  // by construction. What can fail: an answer reached the catch (a bug threw inside), or the kind
+  // disagrees with the decision table in DESIGN.md, written out here by status alone.
+  it('never falls back to unclassifiable-input, is deterministic, and its kind fits the status', () => {
     fc.assert(
       fc.property(status, headers, body, (s, h, b) => {
         const a = classify({ status: s, headers: h, body: b }, { now: NOW });
         const again = classify({ status: s, headers: h, body: b }, { now: NOW });
         assert.deepEqual(again, a);
-        assert.ok(['success', 'failure', 'ignore'].includes(a.breaker));
+        assert.notEqual(a.reason, 'unclassifiable-input', 'classify threw inside and caught it');
+        assert.ok(expectedKinds(s).has(a.kind), `status ${s}: ${a.kind} (${a.reason})`);
+        assert.equal(
+          a.breaker,
+          expectedBreaker(s, a.kind),
+          `status ${s}: breaker ${a.breaker} for ${a.kind}`,
+        );
       }),
       { numRuns: 3000 },
     );

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderHtml } from './html-report.js';
 import { buildReport, formatSummary, VERSION } from './report.js';
+import { RunReportSchema } from './report-schema.js';
 import { runScenario } from './runner.js';
 import { loadScenario, parseScenario, SCENARIO_NAMES, type Scenario, ScenarioError } from './scenario.js';
 import { fitToWidth, progressLine } from './terminal.js';
@@ -48,6 +49,8 @@ Options for run:
                            a run killed and started again never pays a claim twice
   --store redis://H:P      a shared store: quota, ledger and negative cache in Redis (real time)
   --workers N              N processes sharing the quota through --store (loopback HTTP)
+  --prefix P               with --store: the run's key namespace (default rxgate:sim:<fresh run id>);
+                           the same P resumes a run's ledger, another run's keys are never read
   --no-progress            no progress bar (there is none in pipes anyway)
 
 Thresholds (in a scenario's "thresholds", checked before the run starts) name one of:
@@ -88,6 +91,7 @@ async function main(argv: string[]): Promise<number> {
       fallback: { type: 'string' },
       'shared-idempotency': { type: 'boolean' },
       'claims-file': { type: 'string' },
+      prefix: { type: 'string' },
       json: { type: 'boolean' },
       out: { type: 'string' },
       'log-file': { type: 'string' },
@@ -136,6 +140,7 @@ async function main(argv: string[]): Promise<number> {
       target: string;
       fallback?: string;
       store: string;
+      storePrefix: string;
     };
     const s = parseScenario(job.scenario, 'worker');
     const r = await runScenario(s, {
@@ -143,6 +148,7 @@ async function main(argv: string[]): Promise<number> {
       target: job.target,
       ...(job.fallback ? { fallbackTarget: job.fallback } : {}),
       store: job.store,
+      storePrefix: job.storePrefix,
       share: { worker: job.worker, of: job.of },
       ...(s.vendor.tokenTtlSeconds !== undefined
         ? { credentials: { clientId: 'rxgate-sim', clientSecret: 'sim-secret' } }
@@ -164,18 +170,20 @@ async function main(argv: string[]): Promise<number> {
 
   const base = await loadScenario(name);
   let claims: Array<Record<string, unknown>> | undefined;
+  // The file line of each claim: an invalid one is named by it.
+  const claimLines: number[] = [];
   if (values['claims-file']) {
     const text = await readFile(values['claims-file'], 'utf8');
-    claims = text
-      .split(/\r?\n/)
-      .filter((l) => l.trim() !== '')
-      .map((l, i) => {
-        try {
-          return JSON.parse(l) as Record<string, unknown>;
-        } catch {
-          throw new ScenarioError(values['claims-file']!, [{ path: `line ${i + 1}`, message: 'not JSON' }]);
-        }
-      });
+    claims = [];
+    for (const [i, l] of text.split(/\r?\n/).entries()) {
+      if (l.trim() === '') continue;
+      try {
+        claims.push(JSON.parse(l) as Record<string, unknown>);
+      } catch {
+        throw new ScenarioError(values['claims-file']!, [{ path: `line ${i + 1}`, message: 'not JSON' }]);
+      }
+      claimLines.push(i + 1);
+    }
   }
   const lane = values.lane ?? (claims ? 'batch' : undefined);
   if (lane !== undefined && lane !== 'pos' && lane !== 'batch')
@@ -269,6 +277,7 @@ async function main(argv: string[]): Promise<number> {
         })
       : await runScenario(overridden, {
           ...(values.store ? { store: values.store } : {}),
+          ...(values.prefix ? { storePrefix: values.prefix } : {}),
           mode,
           ...(values.target ? { target: values.target } : {}),
           ...(values.fallback ? { fallbackTarget: values.fallback } : {}),
@@ -280,7 +289,14 @@ async function main(argv: string[]): Promise<number> {
                 },
               }
             : {}),
-          ...(claims ? { claims, asFastAsAdmitted: values.rate === undefined } : {}),
+          ...(claims
+            ? {
+                claims,
+                claimLines,
+                claimsFile: values['claims-file']!,
+                asFastAsAdmitted: values.rate === undefined,
+              }
+            : {}),
           ...(values['log-file'] ? { logFile: values['log-file'] } : {}),
           ...(values['audit-file'] ? { auditFile: values['audit-file'] } : {}),
           ...(values.ledger ? { ledgerFile: values.ledger } : {}),
@@ -291,6 +307,7 @@ async function main(argv: string[]): Promise<number> {
             : {}),
         });
   if (showProgress) process.stderr.write('\r\x1b[2K');
+  for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
   const wallMs = performance.now() - wall0;
   const report = buildReport(result);
   const json = `${JSON.stringify(report.json, null, 2)}\n`;
@@ -338,11 +355,16 @@ async function replay(
     const base = await loadScenario(scenarioName ?? 'pharmacy-day');
     scenario = parseScenario({ ...base, seed: Number(what) }, scenarioName ?? 'pharmacy-day');
   } else {
-    const saved = JSON.parse(await readFile(what, 'utf8')) as { definition?: unknown; hash?: string };
-    if (saved.definition === undefined)
-      throw new ScenarioError(what, [
-        { path: 'definition', message: 'not a run report of rxgate-sim (--json/--out)' },
-      ]);
+    const checked = RunReportSchema.safeParse(JSON.parse(await readFile(what, 'utf8')));
+    if (!checked.success)
+      throw new ScenarioError(
+        what,
+        checked.error.issues.slice(0, 5).map((i) => ({
+          path: i.path.join('.') || '(report)',
+          message: `not a run report of rxgate-sim (--json/--out): ${i.message}`,
+        })),
+      );
+    const saved = checked.data;
     scenario = parseScenario(saved.definition, what);
     expectedHash = saved.hash;
   }

@@ -2,7 +2,8 @@
 // are SVG drawn here, so the page opens from disk and stays light with a whole pharmacy-day in it.
 import { defaultCatalogue } from '@rxgate/classifier';
 
-type Json = Record<string, unknown>;
+import type { RunReport } from './report-schema.js';
+
 interface Series {
   readonly name: string;
   readonly color: string;
@@ -244,33 +245,18 @@ function shownOf(shown: number, total: number): string {
 }
 
 /** Renders the page from `buildReport(run).json`. */
-export function renderHtml(report: Json): string {
-  const ts = report.timeSeries as {
-    bucketMs: number;
-    t: number[];
-    sent: number[];
-    adjudicated: number[];
-    throttled: number[];
-    failedOver: number[];
-    remainingQuota: Array<number | null>;
-    limiterRate: Array<number | null>;
-    latency: Record<'pos' | 'batch', Record<'p50' | 'p95' | 'p99', Array<number | null>>>;
-  };
-  const faults =
-    (report.faults as Array<{ kind: string; node: string; startMs: number; endMs: number; fired: number }>) ??
-    [];
+export function renderHtml(report: RunReport): string {
+  const ts = report.timeSeries;
+  const faults = report.faults;
   const shade = faults.map(
     (f) => [f.startMs, f.endMs, `${f.kind} (${f.node}) fired ${f.fired}×`] as [number, number, string],
   );
   const perSec = (xs: number[]) => xs.map((v) => (v * 1000) / ts.bucketMs);
-  const thresholds = report.thresholds as Array<{ expression: string; actual?: number; ok: boolean }>;
-  const invariants = (report.invariants as { lines: Array<{ name: string; ok: boolean; detail: string }> })
-    .lines;
-  const latency = report.latency as Record<'all' | 'pos' | 'batch', Record<string, number>> & {
-    histogram: Array<[number, number]>;
-  };
+  const thresholds = report.thresholds;
+  const invariants = report.invariants.lines;
+  const latency = report.latency;
   const groups = new Map<string, number>();
-  for (const [code, n] of Object.entries(report.rejectCodes as Record<string, number>)) {
+  for (const [code, n] of Object.entries(report.rejectCodes)) {
     const g = defaultCatalogue.lookup(code)?.group ?? 'unknown';
     groups.set(g, (groups.get(g) ?? 0) + n);
   }
@@ -284,14 +270,11 @@ export function renderHtml(report: Json): string {
     ) >= 10_000;
   const inLatencyUnit = (xs: Array<number | null>) =>
     latencyInSeconds ? xs.map((v) => (v === null ? null : v / 1000)) : xs;
-  const slowest = report.slowest as Array<Json>;
-  const deadLettered = report.deadLettered as Array<Json>;
+  const slowest = report.slowest;
+  const deadLettered = report.deadLettered;
   const deadShown = deadLettered.slice(0, 50);
   // The JSON keeps the first 100; the outcomes count them all.
-  const deadTotal = Math.max(
-    deadLettered.length,
-    (report.outcomes as Record<string, number>)['dead-lettered'] ?? 0,
-  );
+  const deadTotal = Math.max(deadLettered.length, report.outcomes['dead-lettered'] ?? 0);
   const endMs = Math.max(Number(report.spanMs) || 0, (ts.t.at(-1) ?? 0) + ts.bucketMs);
   const ok = report.ok === true;
   const outcomeColor: Record<string, string> = {
@@ -383,12 +366,12 @@ ${lineChart(
   ],
   shade,
 )}
-${breakerTimeline(report.breakerTransitions as Array<{ at: number; key: string; to: string }>, endMs)}
+${breakerTimeline(report.breakerTransitions, endMs)}
 </div>
 <h2>Totals</h2><div class="grid2">
 ${barChart(
   'Outcomes by kind',
-  Object.entries(report.outcomes as Record<string, number>).map(([k, v]) => [k, v, outcomeColor[k]]),
+  Object.entries(report.outcomes).map(([k, v]) => [k, v, outcomeColor[k]]),
 )}
 ${barChart(
   'Reject codes by group',
@@ -396,7 +379,7 @@ ${barChart(
 )}
 ${barChart(
   'Vendor answers by HTTP status',
-  Object.entries(report.statuses as Record<string, number>).map(([k, v]) => [
+  Object.entries(report.statuses).map(([k, v]) => [
     k,
     v,
     k.startsWith('2') ? COLORS.green : k.startsWith('4') ? COLORS.amber : COLORS.red,

@@ -10,6 +10,7 @@ export {
   type Report,
   replayLine,
 } from './report.js';
+export { parseRunReport, type RunReport, RunReportSchema } from './report-schema.js';
 export {
   type ClaimTrace,
   type Invariants,

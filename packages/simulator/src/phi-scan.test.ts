@@ -19,7 +19,8 @@ describe('PhiScanner', () => {
     assert.ok(hit('MARIE'), 'each part of a hyphenated value is a token');
     assert.ok(!hit('ZX1234567AB'), 'a longer run is another value');
     assert.ok(!hit('MARI'));
-    assert.ok(!hit({ claimKey: 'rx1_abcdEFGH1234', path: ['primary'], n: 19870412 }));
+    assert.ok(!hit({ claimKey: 'rx1_abcdEFGH1234', path: ['primary'], n: 19870413 }));
+    assert.ok(hit({ claimKey: 'rx1_abcdEFGH1234', dob: 19870412 }), 'a date of birth logged as a number');
     assert.equal(s.found[0]!.sample, '«PHI»');
     assert.ok(!s.found.some((f) => f.sample.includes('ZX1234567A')), 'samples never repeat the value');
   });

@@ -42,6 +42,9 @@ export class PhiScanner {
   #walk(where: string, v: unknown, depth: number): void {
     if (typeof v === 'string') {
       if (v.length >= 4) this.#scanText(where, v);
+    } else if (typeof v === 'number') {
+      // A date of birth logged as a number is PHI as much as the string.
+      if (Number.isInteger(v) && Math.abs(v) >= 1000) this.#scanText(where, String(v));
     } else if (Array.isArray(v)) {
       for (const x of v) this.#walk(where, x, depth + 1);
     } else if (v !== null && typeof v === 'object' && depth < 8) {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { RunReport } from './report-schema.js';
 import type { RunResult } from './runner.js';
 import { evaluateThresholds, metricsOf, type ThresholdResult } from './thresholds.js';
 
@@ -35,6 +36,11 @@ export function invariantLines(r: RunResult): InvariantLine[] {
       detail: `${i.phiFound.length} finds in ${i.phiTextsScanned.toLocaleString('en')} texts scanned`,
     },
     {
+      name: 'no PHI (substring oracle)',
+      ok: i.phiOracleFound.length === 0,
+      detail: `${i.phiOracleFound.length} finds: ${i.phiOracleValues.toLocaleString('en')} values in ${i.phiOracleTexts.toLocaleString('en')} sampled texts`,
+    },
+    {
       name: 'half-open probe bound',
       ok: i.maxProbesInFlight <= i.probeBound,
       detail: `at most ${i.maxProbesInFlight} probes at once (bound ${i.probeBound})`,
@@ -44,6 +50,13 @@ export function invariantLines(r: RunResult): InvariantLine[] {
       ok: i.deadlineMisses.length === 0,
       detail: `${i.deadlineMisses.length} pos claims finished past their deadline (+${r.mode === 'virtual' ? '1 ms tick' : '25 ms timer lateness'})`,
     },
+    // Against a target nothing is injected: no fault line applies.
+    ...(r.mode === 'target' ? [] : faultLines(r, i)),
+  ];
+}
+
+function faultLines(r: RunResult, i: RunResult['invariants']): InvariantLine[] {
+  return [
     {
       name: 'liveness after the faults heal',
       ok: i.liveness.ok,
@@ -68,7 +81,8 @@ export interface Report {
   readonly ok: boolean;
   readonly thresholds: ThresholdResult[];
   readonly invariants: InvariantLine[];
-  readonly json: Record<string, unknown>;
+  /** The JSON report: checked against {@link RunReportSchema} in the tests, parsed by replay. */
+  readonly json: RunReport;
 }
 
 /** The report of a run: thresholds, invariants, and the JSON for machines (deterministic in virtual time). */
@@ -85,7 +99,7 @@ export function buildReport(r: RunResult): Report {
     p99: round(h.percentile(99)),
     max: round(h.max),
   });
-  const json = {
+  const json: RunReport = {
     rxgate: VERSION,
     scenario: r.scenario.name,
     seed: r.scenario.seed,
@@ -114,12 +128,17 @@ export function buildReport(r: RunResult): Report {
       perSecond: round(metrics.goodput_per_second!, 3),
       quotaPerSecond: r.quotaPerSecond ?? null,
     },
-    breakerTransitions: r.breakerTransitions,
+    breakerTransitions: [...r.breakerTransitions],
     faults: r.scenario.faults.map((f, i) => ({ ...f, fired: r.faultsFired[i] ?? 0 })),
     timeSeries: r.series.toJSON(),
-    slowest: r.slowest,
+    slowest: [...r.slowest],
     deadLettered: r.deadLettered.slice(0, 100),
-    broken: r.broken,
+    ...(r.invalidClaims.length > 0
+      ? { invalidClaims: r.invalidClaims.slice(0, 100).map((c) => ({ line: c.line, fields: [...c.fields] })) }
+      : {}),
+    ...(r.warnings.length > 0 ? { warnings: [...r.warnings] } : {}),
+    ...(r.storePrefix !== undefined ? { storePrefix: r.storePrefix } : {}),
+    broken: [...r.broken],
     replay: replayLine(r),
     // The whole scenario after defaults: `rxgate-sim replay run.json` re-runs exactly this.
     definition: r.scenario,
@@ -128,6 +147,11 @@ export function buildReport(r: RunResult): Report {
 }
 
 export function replayLine(r: RunResult): string {
+  if (r.mode === 'target') {
+    // A target's answers are its own: the same claims can be sent again, not the same run.
+    const file = r.claimsFile === undefined ? '' : ` --claims-file ${r.claimsFile}`;
+    return `rxgate-sim run ${r.scenario.name} --seed ${r.scenario.seed} --target ${r.target ?? 'URL'}${file}  # sends the same claims again; the target's answers are its own`;
+  }
   return `rxgate-sim run ${r.scenario.name} --seed ${r.scenario.seed}  # scenario hash ${r.hash}`;
 }
 
@@ -166,6 +190,11 @@ export function formatSummary(
     lines.push(
       `  ${k.padEnd(22)} ${String(v).padStart(9)}  ${((v / Math.max(1, r.claims)) * 100).toFixed(2).padStart(6)} %`,
     );
+  if (r.invalidClaims.length > 0) {
+    const shown = r.invalidClaims.slice(0, 10).map((c) => `line ${c.line}: ${c.fields.join(', ')}`);
+    const more = (r.outcomes.invalid ?? 0) - shown.length;
+    lines.push(`${bold('invalid claims')}  ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`);
+  }
   if (Object.keys(r.rejectCodes).length)
     lines.push(
       `${bold('reject codes')}  ${Object.entries(sorted(r.rejectCodes))

@@ -1,6 +1,12 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createBreakers } from '@rxgate/breaker';
-import { type AbortSignalLike, type Clock, createLimiter, systemClock } from '@rxgate/ratelimit';
+import {
+  type AbortSignalLike,
+  type Clock,
+  createLimiter,
+  systemClock,
+  type TimerHandle,
+} from '@rxgate/ratelimit';
 import { createRedisLimiter, type SharedLimiter } from '@rxgate/ratelimit/redis';
 import {
   type AuditRecord,
@@ -26,10 +32,12 @@ import { Redis } from 'ioredis';
 import { type GeneratedClaim, makeClaim, rateAt } from './claims.js';
 import { serveHandlers, vendorHandlers } from './handlers.js';
 import { HdrHistogram } from './hdr.js';
+import { PhiOracle } from './phi-oracle.js';
 import { PhiScanner } from './phi-scan.js';
 import { exponentialMs, stream } from './random.js';
 import { type Scenario, scenarioHash } from './scenario.js';
 import { Series } from './series.js';
+import { foreignKeys, foreignKeysWarning, newRunId } from './store-namespace.js';
 import { type NodeName, VendorModel } from './vendor-model.js';
 import { VirtualClock } from './virtual-clock.js';
 
@@ -45,6 +53,10 @@ export interface RunOptions {
   readonly credentials?: { readonly clientId: string; readonly clientSecret: string };
   /** Claims to send instead of generated ones (`target` mode; JSON lines of wire-form claims). */
   readonly claims?: ReadonlyArray<Record<string, unknown>>;
+  /** The file the claims came from, for the replay line. */
+  readonly claimsFile?: string;
+  /** The file line of each claim (blank lines skipped), to name an invalid one. @default index + 1 */
+  readonly claimLines?: readonly number[];
   /** Write every router log line here (JSON lines). */
   readonly logFile?: string;
   /** Write the audit log here (JSON lines, fsync at each outcome). */
@@ -54,6 +66,12 @@ export interface RunOptions {
    * with the same claims never pays one twice. @default '.rxgate/target-ledger.jsonl'
    */
   readonly ledgerFile?: string;
+  /**
+   * Texts of each kind (log line, event, audit record, outcome) the independent PHI oracle
+   * searches: the first this many, then a thin sample. `Infinity`: every text (property tests).
+   * @default 200
+   */
+  readonly phiOracleSample?: number;
   /** Keep every audit record in memory for the claims that break an invariant (replay). @default true under 50,000 claims */
   readonly keepAudit?: boolean;
   /** Keep the audit trail of these claims (by correlation id) as well as of the broken ones. */
@@ -62,6 +80,12 @@ export interface RunOptions {
   readonly asFastAsAdmitted?: boolean;
   /** A shared store (`redis://…`): the quota, the ledger and the negative cache live in Redis. Real-time modes only. */
   readonly store?: string;
+  /**
+   * The namespace of every key this run writes to the store. Processes of one run share it;
+   * another run must not (its ledger would answer this run's claims as already paid).
+   * @default `rxgate:sim:<a fresh run id>`
+   */
+  readonly storePrefix?: string;
   /** Submit only this share of the traffic (worker `worker` of `of`): the other workers send the rest. */
   readonly share?: { readonly worker: number; readonly of: number };
   /** Called about every simulated bucket. */
@@ -85,6 +109,15 @@ export interface RunResult {
   readonly scenario: Scenario;
   readonly hash: string;
   readonly mode: RunMode;
+  /** The target URL and the claims file, in `target` mode. */
+  readonly target?: string;
+  readonly claimsFile?: string;
+  /** Claims the router refused as invalid: the claims-file line and the fields at fault (never the values). */
+  readonly invalidClaims: ReadonlyArray<{ readonly line: number; readonly fields: readonly string[] }>;
+  /** What the user should know before trusting the run (another run's keys in the store). */
+  readonly warnings: readonly string[];
+  /** The namespace of the run's keys in the store, with `store`. */
+  readonly storePrefix?: string;
   /** Simulated (virtual) or real milliseconds from the first claim to the last outcome. */
   readonly spanMs: number;
   readonly claims: number;
@@ -128,6 +161,10 @@ export interface Invariants {
   readonly notExactlyOnce: readonly number[];
   readonly phiFound: ReadonlyArray<{ readonly where: string; readonly sample: string }>;
   readonly phiTextsScanned: number;
+  /** The independent oracle: plain substring search of every PHI value over a sample of each kind of text. */
+  readonly phiOracleFound: ReadonlyArray<{ readonly where: string; readonly sample: string }>;
+  readonly phiOracleTexts: number;
+  readonly phiOracleValues: number;
   /** Most half-open probes in flight at once, per breaker, and the bound. */
   readonly maxProbesInFlight: number;
   readonly probeBound: number;
@@ -156,14 +193,24 @@ const NEVER = new Promise<never>(() => {});
 
 /** Runs a scenario to the end and checks every invariant. Deterministic in `virtual` mode. */
 export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<RunResult> {
-  const s = scenario;
   const mode = options.mode ?? 'virtual';
+  // Against a target nothing is injected: its faults are its own. Claims from a file are the
+  // traffic, so the scenario's bursts do not apply either (a burst 9 h ahead kept the process alive).
+  const s: Scenario =
+    mode === 'target' && options.share === undefined
+      ? {
+          ...scenario,
+          faults: [],
+          traffic: { ...scenario.traffic, ...(options.claims ? { bursts: [] } : {}) },
+        }
+      : scenario;
   const hash = scenarioHash(s);
   const virtual = mode === 'virtual';
   const vclock = virtual ? new VirtualClock(SIM_EPOCH) : undefined;
   const clock: Clock = vclock ?? systemClock;
   const start = clock.now();
   const model = mode === 'target' ? undefined : new VendorModel(s, clock, start);
+  const targetStatuses = new Map<string, number>();
 
   // Where requests go.
   let transport: Transport;
@@ -183,6 +230,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       if (options.target === undefined) throw new Error('target mode needs a target URL');
       urls.primary = options.target;
       if (options.fallbackTarget !== undefined) urls.fallback = options.fallbackTarget;
+      // No vendor model to ask: what the target answered is counted as it arrives.
+      transport = countingTransport(transport, targetStatuses);
     }
   }
   const hasFallback = mode === 'target' ? options.fallbackTarget !== undefined : s.nodes.fallback;
@@ -191,6 +240,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const span = s.traffic.durationMs ?? (s.traffic.claims! / s.traffic.ratePerSecond) * 1000;
   const series = new Series(Math.max(1000, Math.ceil(span / 300 / 1000) * 1000));
   const phi = new PhiScanner();
+  const oracle = new PhiOracle(options.phiOracleSample);
   const latency = { all: new HdrHistogram(), pos: new HdrHistogram(), batch: new HdrHistogram() };
   const outcomes: Record<string, number> = {};
   const rejectCodes: Record<string, number> = {};
@@ -211,6 +261,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const logLine = (level: string) => (obj: object, msg?: string) => {
     const line = JSON.stringify({ level, t: Math.round(rel()), msg, ...obj });
     phi.scan('log', line);
+    oracle.offer('log', line);
     log?.write(`${line}\n`);
   };
   // Audit records are kept while a claim is in flight, and afterwards only if it broke an invariant.
@@ -223,6 +274,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const audit = {
     append(r: AuditRecord) {
       phi.scanValue('audit', r);
+      oracle.offer('audit', r);
       if (keepAudit) {
         let list = auditByCorrelation.get(r.correlationId);
         if (list === undefined) {
@@ -247,6 +299,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   };
   const onEvent = (e: RouterEvent) => {
     phi.scanValue('event', e);
+    oracle.offer('event', e);
     const b = series.at(rel());
     if (e.type === 'attempt') {
       attempts++;
@@ -276,6 +329,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   let redis: Redis | undefined;
   let sharedLimiter: SharedLimiter | undefined;
   let redisLedger: RedisLedger | undefined;
+  const storePrefix = options.storePrefix ?? `rxgate:sim:${newRunId()}`;
+  const warnings: string[] = [];
   if (options.store !== undefined) {
     if (virtual) throw new Error('a shared store runs on real time: use --loopback or --target with --store');
     redis = new Redis(options.store, {
@@ -285,13 +340,15 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     });
     redis.on('error', () => {});
     if (redis.status !== 'ready') await new Promise((r) => redis!.once('ready', r));
+    const others = options.share === undefined ? await foreignKeys(redis, storePrefix) : [];
+    if (others.length > 0) warnings.push(foreignKeysWarning(others, storePrefix));
     sharedLimiter = createRedisLimiter({
       redis,
-      name: `sim-${hash}`,
+      name: `${storePrefix}:limiter`,
       account: { ratePerSecond, burst },
       clock,
     });
-    redisLedger = new RedisLedger({ redis, clock });
+    redisLedger = new RedisLedger({ redis, clock, prefix: `${storePrefix}:ledger` });
   }
   const makeLimiter = () =>
     createLimiter({
@@ -382,7 +439,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       deadLetters,
       limiter: sharedLimiter ?? limiter,
       ...(redis && redisLedger
-        ? { ledger: redisLedger, negativeCache: new RedisNegativeCache(redis, `rxgate:neg:sim-${hash}`) }
+        ? { ledger: redisLedger, negativeCache: new RedisNegativeCache(redis, `${storePrefix}:neg`) }
         : { ledger: ledger ?? new MemoryLedger() }),
       breakers,
       ...(client
@@ -391,6 +448,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
               clients: { primary: client, fallback: client },
               transport,
               clock,
+              // The router's default refreshes 60 s early: with tokens of 60 s (credential-expiry)
+              // it fetched one per claim and never met a revoked token. A tenth of the lifetime.
+              marginMs: Math.min(60_000, (s.vendor.tokenTtlSeconds ?? 300) * 100),
             }),
           }
         : {}),
@@ -438,6 +498,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const correlation: string[] = [];
   const kinds: string[] = [];
   const deadLettered: Array<{ correlationId: string; reason: string }> = [];
+  const invalidClaims: Array<{ line: number; fields: string[] }> = [];
   const limit = options.claims?.length ?? s.traffic.claims ?? Number.POSITIVE_INFINITY;
   let submitted = 0;
   let settled = 0;
@@ -472,6 +533,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     lanes[index] = claim.lane;
     segments[index] = claim.segment;
     phi.add(claim.phi);
+    oracle.add(claim.phi);
     settleCount[index] = 0;
     const at = clock.now();
     series.at(at - start).submitted++;
@@ -498,6 +560,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     send().then(
       (o: Outcome) => {
         if (g.dead) return;
+        oracle.offer('outcome', o);
         unanswered.delete(index);
         settleCount[index]!++;
         const took = clock.now() - at;
@@ -506,6 +569,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         kinds[index] = o.kind;
         outcomes[o.kind] = (outcomes[o.kind] ?? 0) + 1;
         if (o.kind === 'rejected') for (const c of o.codes) rejectCodes[c] = (rejectCodes[c] ?? 0) + 1;
+        if (o.kind === 'invalid' && invalidClaims.length < 1000)
+          invalidClaims.push({
+            line: options.claimLines?.[index] ?? index + 1,
+            fields: o.issues.map((x) => x.field),
+          });
         if (o.kind === 'dead-lettered' && deadLettered.length < 1000)
           deadLettered.push({ correlationId: o.correlationId, reason: o.reason });
         latency.all.record(took);
@@ -531,11 +599,22 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       },
     );
   };
+  // The runner's own timers (traffic, bursts, client faults, sampling): cancelled when every
+  // claim has settled, so on real timers nothing of the run keeps the process alive.
+  const ownTimers = new Set<TimerHandle>();
+  const own = (ms: number, fn: () => void): TimerHandle => {
+    const h = clock.setTimer(ms, () => {
+      ownTimers.delete(h);
+      fn();
+    });
+    ownTimers.add(h);
+    return h;
+  };
   // Client-side faults: a restart of the router's process, and the batch lane resubmitting
   // every dead letter and every claim left for reconciliation.
   for (const [i, f] of s.faults.entries()) {
     if (f.kind === 'client-restart')
-      clock.setTimer(f.startMs, () => {
+      own(f.startMs, () => {
         model?.fired(i);
         gen.dead = true;
         void build().then((next) => {
@@ -544,7 +623,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         });
       });
     else if (f.kind === 'dead-letter-resubmit')
-      clock.setTimer(f.startMs, () => {
+      own(f.startMs, () => {
         model?.fired(i);
         for (const letter of gen.deadLetters.take()) {
           const index = submitted++;
@@ -571,14 +650,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     submitOne();
     const r = rateAt(s, t);
     const gap = spaced ? 0 : s.traffic.profile === 'constant' ? 1000 / r : exponentialMs(trafficRandom, r);
-    clock.setTimer(gap, scheduleNext);
+    own(gap, scheduleNext);
   };
   for (const burst of s.traffic.bursts) {
-    clock.setTimer(burst.atMs, () => {
+    own(burst.atMs, () => {
       for (let i = 0; i < burst.count && generatedCount < limit; i++) submitOne();
     });
   }
-  clock.setTimer(0, scheduleNext);
+  own(0, scheduleNext);
 
   // Sample the vendor's quota and the limiter's rate once a bucket, until everything settled.
   const sample = () => {
@@ -598,12 +677,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       total: Number.isFinite(limit) ? limit : undefined,
       elapsedMs: rel(),
     });
-    if (!(trafficDone && settled === submitted)) clock.setTimer(series.bucketMs, sample);
+    if (!(trafficDone && settled === submitted)) own(series.bucketMs, sample);
   };
-  clock.setTimer(series.bucketMs, sample);
+  own(series.bucketMs, sample);
 
   if (vclock) await vclock.run();
   await allSettled;
+  for (const h of ownTimers) h.cancel();
+  ownTimers.clear();
   await gen.router.close();
   sharedLimiter?.close();
   await redisLedger?.close();
@@ -613,6 +694,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
   // Invariants.
   const total = submitted;
+  oracle.check();
   const notExactlyOnce: number[] = [];
   for (let i = 0; i < total; i++) if (settleCount[i] !== 1) notExactlyOnce.push(i);
   const paidTwice = model ? [...model.payments].filter(([, n]) => n > 1).map(([k]) => k) : [];
@@ -630,6 +712,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     notExactlyOnce,
     phiFound: phi.found,
     phiTextsScanned: phi.scanned,
+    phiOracleFound: oracle.found,
+    phiOracleTexts: oracle.searched,
+    phiOracleValues: oracle.valuesChecked,
     maxProbesInFlight: maxProbes,
     probeBound: s.client.breaker.maxProbes,
     deadlineMisses,
@@ -659,11 +744,16 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     scenario: s,
     hash,
     mode,
+    ...(mode === 'target' && options.target !== undefined ? { target: options.target } : {}),
+    ...(options.claimsFile !== undefined ? { claimsFile: options.claimsFile } : {}),
+    invalidClaims,
+    warnings,
+    ...(options.store !== undefined ? { storePrefix } : {}),
     spanMs: lastSettledAt - start,
     claims: total,
     outcomes,
     rejectCodes,
-    statuses: model ? Object.fromEntries(model.statuses) : {},
+    statuses: Object.fromEntries(model ? model.statuses : targetStatuses),
     latency,
     attempts,
     throttledAnswers,
@@ -755,7 +845,48 @@ function checkLiveness(
 }
 
 function phiOf(raw: Record<string, unknown>): string[] {
+  // A date of birth may come as a number from a claims file: it is PHI all the same.
   return ['302-C2', '310-CA', '311-CB', '304-C4'].flatMap((k) =>
-    typeof raw[k] === 'string' ? [raw[k] as string] : [],
+    typeof raw[k] === 'string' || typeof raw[k] === 'number' ? [String(raw[k])] : [],
   );
+}
+
+/** A transport that counts answers by status, and failures by what they were (`refused`, `dns`, `tls`, …). */
+function countingTransport(inner: Transport, counts: Map<string, number>): Transport {
+  const bump = (k: string) => counts.set(k, (counts.get(k) ?? 0) + 1);
+  return {
+    async send(node, request, signal) {
+      try {
+        const r = await inner.send(node, request, signal);
+        bump(String(r.status));
+        return r;
+      } catch (e) {
+        bump(transportFailure(e));
+        throw e;
+      }
+    },
+    close: () => inner.close(),
+  };
+}
+
+/** A transport failure by kind, from its code; the code itself when it is none of the known kinds. */
+export function transportFailure(e: unknown): string {
+  const code = String(
+    (e as { transportCode?: unknown; code?: unknown })?.transportCode ??
+      (e as { code?: unknown })?.code ??
+      'unknown',
+  );
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
+  if (
+    code.startsWith('ERR_TLS') ||
+    code.startsWith('ERR_SSL') ||
+    /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code)
+  )
+    return 'tls';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect-timeout';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'reset';
+  if (code === 'ABORTED' || code === 'UND_ERR_ABORTED') return 'aborted';
+  return `transport:${code}`;
 }

@@ -55,16 +55,13 @@ export class Series {
       failedOver: this.buckets.map((b) => b.failedOver),
       remainingQuota: this.buckets.map((b) => (Number.isNaN(b.remaining) ? null : b.remaining)),
       limiterRate: this.buckets.map((b) => (Number.isNaN(b.limiterRate) ? null : r2(b.limiterRate))),
-      latency: Object.fromEntries(
-        (['pos', 'batch'] as const).map((lane) => [
-          lane,
-          {
-            p50: this.buckets.map((b) => (b.latency[lane].count ? r2(b.latency[lane].percentile(50)) : null)),
-            p95: this.buckets.map((b) => (b.latency[lane].count ? r2(b.latency[lane].percentile(95)) : null)),
-            p99: this.buckets.map((b) => (b.latency[lane].count ? r2(b.latency[lane].percentile(99)) : null)),
-          },
-        ]),
-      ),
+      latency: { pos: this.#percentiles('pos', r2), batch: this.#percentiles('batch', r2) },
     };
+  }
+
+  #percentiles(lane: 'pos' | 'batch', r2: (x: number) => number) {
+    const at = (q: number) =>
+      this.buckets.map((b) => (b.latency[lane].count ? r2(b.latency[lane].percentile(q)) : null));
+    return { p50: at(50), p95: at(95), p99: at(99) };
   }
 }

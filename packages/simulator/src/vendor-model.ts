@@ -37,14 +37,21 @@ export interface VendorRequest {
   readonly body: string;
 }
 
+/**
+ * A node's quota. `scale` is the share of it a 429-storm leaves (1 outside one): the headers
+ * report the reduced quota, so `remaining` r always means r more requests are admitted now.
+ */
 interface Quota {
-  remaining(now: number): number;
+  remaining(now: number, scale: number): number;
   /** Takes one request; false when over quota. */
   take(now: number, scale: number): boolean;
-  headers(now: number): Record<string, string>;
+  headers(now: number, scale: number): Record<string, string>;
   /** Milliseconds until a request would be allowed again. */
-  retryAfterMs(now: number): number;
+  retryAfterMs(now: number, scale: number): number;
 }
+
+// The share of its quota a vendor keeps during a 429-storm.
+const STORM_SCALE = 0.25;
 
 /**
  * The vendor of a simulation: its quota, latency, faults, tokens and, above all, its ledger.
@@ -117,7 +124,17 @@ export class VendorModel {
 
   /** Requests the node would still take now. */
   remaining(node: NodeName): number {
-    return this.#quota.get(node)!.remaining(this.#clock.now());
+    const now = this.#clock.now();
+    return this.#quota.get(node)!.remaining(now, this.#stormScale(node, now - this.#start));
+  }
+
+  // The quota a storm leaves at t, drawing nothing: a storm is the vendor's state, not a per-request fault.
+  #stormScale(node: NodeName, t: number): number {
+    for (const i of this.#byKind.get('429-storm') ?? []) {
+      const f = this.#s.faults[i]!;
+      if (t >= f.startMs && t < f.endMs && (f.node === 'all' || f.node === node)) return STORM_SCALE;
+    }
+    return 1;
   }
 
   /** The quota rate in requests per second. */
@@ -173,17 +190,22 @@ export class VendorModel {
 
     // The quota: a storm shrinks it; 503-throttle answers the excess with a 503.
     const quota = this.#quota.get(node)!;
-    const storm = this.#fault('429-storm', node, open) !== undefined ? 0.25 : 1;
+    const storm = this.#stormScale(node, t);
+    if (storm !== 1) this.#fault('429-storm', node, open);
     if (!quota.take(now, storm)) {
-      const wait = quota.retryAfterMs(now);
+      const wait = quota.retryAfterMs(now, storm);
       const retryAfter =
         v.retryAfter === 'http-date'
           ? new Date(now + wait + 999).toUTCString()
           : String(Math.max(1, Math.ceil(wait / 1000)));
-      const headers = { ...quota.headers(now), 'retry-after': retryAfter, date: new Date(now).toUTCString() };
+      const headers = {
+        ...quota.headers(now, storm),
+        'retry-after': retryAfter,
+        date: new Date(now).toUTCString(),
+      };
       return json(this.#fault('503-throttle', node, open) !== undefined ? 503 : 429, {}, headers);
     }
-    const quotaHeaders = quota.headers(now);
+    const quotaHeaders = quota.headers(now, storm);
 
     const key = req.headers['idempotency-key'] ?? '';
     const store = this.#storeOf(node);
@@ -336,42 +358,47 @@ function makeQuota(q: Scenario['vendor']['quota'], start: number): Quota {
         used = 0;
       }
     };
+    const limitOf = (scale: number) => Math.max(1, Math.floor(q.limit * scale));
     const resetSeconds = (now: number) => (windowStart + q.windowMs - now) / 1000;
     return {
-      remaining: (now) => {
+      remaining: (now, scale) => {
         roll(now);
-        return q.limit - used;
+        return Math.max(0, limitOf(scale) - used);
       },
       take: (now, scale) => {
         roll(now);
-        if (used >= Math.max(1, Math.floor(q.limit * scale))) return false;
+        if (used >= limitOf(scale)) return false;
         used++;
         return true;
       },
-      headers: (now) => {
-        const remaining = Math.max(0, q.limit - used);
+      headers: (now, scale) => {
+        roll(now);
+        const limit = limitOf(scale);
+        const remaining = Math.max(0, limit - used);
         const reset = Math.max(0, Math.ceil(resetSeconds(now)));
         return {
-          'x-ratelimit-limit': String(q.limit),
+          'x-ratelimit-limit': String(limit),
           'x-ratelimit-remaining': String(remaining),
           // Fractional seconds, as vendors with short windows send them; IETF `t` is whole seconds.
           'x-ratelimit-reset': resetSeconds(now).toFixed(3),
-          'ratelimit-policy': `"default";q=${q.limit};w=${Math.max(1, Math.round(q.windowMs / 1000))}`,
+          'ratelimit-policy': `"default";q=${limit};w=${Math.max(1, Math.round(q.windowMs / 1000))}`,
           ratelimit: `"default";r=${remaining};t=${reset}`,
         };
       },
       retryAfterMs: (now) => Math.max(0, windowStart + q.windowMs - now),
     };
   }
+  // A bucket in a storm is a smaller bucket filling more slowly.
   let tokens = q.burst;
   let last = start;
-  const refill = (now: number, scale = 1) => {
-    tokens = Math.min(q.burst, tokens + ((now - last) / 1000) * q.ratePerSecond * scale);
+  const capacity = (scale: number) => Math.max(1, Math.floor(q.burst * scale));
+  const refill = (now: number, scale: number) => {
+    tokens = Math.min(capacity(scale), tokens + ((now - last) / 1000) * q.ratePerSecond * scale);
     last = now;
   };
   return {
-    remaining: (now) => {
-      refill(now);
+    remaining: (now, scale) => {
+      refill(now, scale);
       return Math.floor(tokens);
     },
     take: (now, scale) => {
@@ -380,14 +407,15 @@ function makeQuota(q: Scenario['vendor']['quota'], start: number): Quota {
       tokens -= 1;
       return true;
     },
-    headers: (now) => {
-      refill(now);
+    headers: (now, scale) => {
+      refill(now, scale);
+      const cap = capacity(scale);
       return {
-        'x-ratelimit-limit': String(q.burst),
+        'x-ratelimit-limit': String(cap),
         'x-ratelimit-remaining': String(Math.floor(tokens)),
-        'x-ratelimit-reset': String(Math.ceil((q.burst - tokens) / q.ratePerSecond)),
+        'x-ratelimit-reset': String(Math.ceil((cap - tokens) / (q.ratePerSecond * scale))),
       };
     },
-    retryAfterMs: () => Math.max(0, ((1 - tokens) / q.ratePerSecond) * 1000),
+    retryAfterMs: (_now, scale) => Math.max(0, ((1 - tokens) / (q.ratePerSecond * scale)) * 1000),
   };
 }

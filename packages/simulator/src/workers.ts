@@ -1,10 +1,12 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { systemClock } from '@rxgate/ratelimit';
+import { Redis } from 'ioredis';
 import { serveHandlers, vendorHandlers } from './handlers.js';
 import { HdrHistogram } from './hdr.js';
 import type { RunResult } from './runner.js';
 import { type Scenario, scenarioHash } from './scenario.js';
 import { Series } from './series.js';
+import { foreignKeys, foreignKeysWarning, newRunId } from './store-namespace.js';
 import { VendorModel } from './vendor-model.js';
 
 /** What one worker process reports back to the parent. */
@@ -23,6 +25,9 @@ export interface WorkerSummary {
   readonly deadlineMisses: number;
   readonly phiFound: RunResult['invariants']['phiFound'];
   readonly phiTextsScanned: number;
+  readonly phiOracleFound: RunResult['invariants']['phiOracleFound'];
+  readonly phiOracleTexts: number;
+  readonly phiOracleValues: number;
   readonly maxProbesInFlight: number;
   readonly breakerTransitions: RunResult['breakerTransitions'];
   readonly deadLettered: RunResult['deadLettered'];
@@ -45,6 +50,9 @@ export function summarize(r: RunResult): WorkerSummary {
     deadlineMisses: r.invariants.deadlineMisses.length,
     phiFound: r.invariants.phiFound,
     phiTextsScanned: r.invariants.phiTextsScanned,
+    phiOracleFound: r.invariants.phiOracleFound,
+    phiOracleTexts: r.invariants.phiOracleTexts,
+    phiOracleValues: r.invariants.phiOracleValues,
     maxProbesInFlight: r.invariants.maxProbesInFlight,
     breakerTransitions: r.breakerTransitions,
     deadLettered: r.deadLettered.slice(0, 100),
@@ -70,6 +78,21 @@ export async function runWorkers(
   },
 ): Promise<RunResult> {
   const start = Date.now();
+  // One namespace for the run's processes, none other's: a run before this one in the same
+  // Redis must not answer this one's claims from its ledger.
+  const storePrefix = `rxgate:sim:${newRunId()}`;
+  const warnings: string[] = [];
+  {
+    const redis = new Redis(o.store, { maxRetriesPerRequest: 1, lazyConnect: true });
+    redis.on('error', () => {});
+    try {
+      await redis.connect();
+      const others = await foreignKeys(redis, storePrefix);
+      if (others.length > 0) warnings.push(foreignKeysWarning(others, storePrefix));
+    } finally {
+      redis.disconnect();
+    }
+  }
   const model = new VendorModel(s, systemClock, start);
   const progress =
     o.onProgress === undefined
@@ -94,6 +117,7 @@ export async function runWorkers(
               target: servers[0]!.url,
               fallback: servers[1]?.url,
               store: o.store,
+              storePrefix,
             }),
           ],
           {
@@ -130,6 +154,9 @@ export async function runWorkers(
     scenario: s,
     hash: scenarioHash(s),
     mode: 'loopback',
+    invalidClaims: [],
+    warnings,
+    storePrefix,
     spanMs: Math.max(...summaries.map((w) => w.spanMs)),
     claims: sum((w) => w.claims),
     outcomes: merge((w) => w.outcomes),
@@ -149,6 +176,9 @@ export async function runWorkers(
       notExactlyOnce: Array.from({ length: sum((w) => w.notExactlyOnce) }, () => -1),
       phiFound: summaries.flatMap((w) => w.phiFound),
       phiTextsScanned: sum((w) => w.phiTextsScanned),
+      phiOracleFound: summaries.flatMap((w) => w.phiOracleFound),
+      phiOracleTexts: sum((w) => w.phiOracleTexts),
+      phiOracleValues: sum((w) => w.phiOracleValues),
       maxProbesInFlight: Math.max(...summaries.map((w) => w.maxProbesInFlight)),
       probeBound: s.client.breaker.maxProbes,
       deadlineMisses: Array.from({ length: sum((w) => w.deadlineMisses) }, () => -1),

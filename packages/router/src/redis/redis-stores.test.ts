@@ -106,6 +106,15 @@ describe('router on Redis: one ledger and one negative cache for every process',
     fallback.paidByContent = paid;
     fallbackHttp.reset(...fallback.handlers);
     fallback.script.push({ status: 200, body: PAID, commitThen: 'hang' });
+    // Resolves at the fallback's first request: the moment the dead owner reached it.
+    const reachedFallback = new Promise<void>((resolve) => {
+      const push = fallback.requests.push.bind(fallback.requests);
+      fallback.requests.push = (...items) => {
+        const n = push(...items);
+        resolve();
+        return n;
+      };
+    });
     vendor = testVendor(http.url);
     vendor.paidByContent = paid;
     http.reset(...vendor.handlers);
@@ -117,7 +126,7 @@ describe('router on Redis: one ledger and one negative cache for every process',
       { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
     );
     // The dead owner reached the fallback (which paid): now it dies.
-    while (fallback.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
+    await reachedFallback;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { PhiOracle } from './phi-oracle.js';
+import { PhiScanner } from './phi-scan.js';
+
+describe('PhiOracle (plain substring search, independent of the scanner)', () => {
+  it("finds what the fast scanner's tokens cannot: short names, non-ASCII names, glued on one side", () => {
+    const values = ['WEI', 'ZOË', 'ÅSA', 'ZX1234567A'];
+    const texts = [
+      '{"msg":"retry","who":"WEI"}',
+      'patient ZOË at the counter',
+      '{"last":"ÅSA"}',
+      'key=ZX1234567Adef',
+    ];
+    const oracle = new PhiOracle();
+    oracle.add(values);
+    for (const t of texts) oracle.offer('log', t);
+    oracle.check();
+    assert.equal(oracle.found.length, texts.length);
+    assert.ok(
+      oracle.found.every((f) => f.sample.endsWith('«PHI»') && !values.some((v) => f.sample.includes(v))),
+    );
+    // The blind spots it is there for: the scanner finds none of these.
+    const scanner = new PhiScanner();
+    scanner.add(values);
+    for (const t of texts) scanner.scan('log', t);
+    assert.equal(scanner.found.length, 0);
+  });
+
+  it('a value inside a longer run of letters or digits (a base64 key, a latency) is not a find', () => {
+    const oracle = new PhiOracle();
+    oracle.add(['WEI', '19870412']);
+    oracle.offer('audit', { claimKey: 'rx1_tNQasqEN0zWEIq', latencyMs: 136.0198704123 });
+    oracle.check();
+    assert.deepEqual(oracle.found, []);
+  });
+
+  it('serialises values whole: a date of birth as a number is found', () => {
+    const oracle = new PhiOracle();
+    oracle.add(['19870412']);
+    oracle.offer('event', { type: 'attempt', dob: 19870412 });
+    oracle.check();
+    assert.equal(oracle.found.length, 1);
+    assert.equal(oracle.found[0]!.where, 'event');
+  });
+
+  it('samples every kind: the first texts, then one in 97; a value in any kept text is found (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 6, unit: 'grapheme' }),
+        fc.integer({ min: 0, max: 3000 }),
+        (phi, at) => {
+          const oracle = new PhiOracle(50);
+          oracle.add([phi]);
+          const kept = at < 50 || (at % 97 === 0 && at < 50 + 97 * 200);
+          for (let i = 0; i <= at; i++) oracle.offer('audit', i === at ? `[${phi}]` : '\u0000');
+          oracle.check();
+          assert.equal(oracle.found.length, kept ? 1 : 0);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

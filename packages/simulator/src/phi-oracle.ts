@@ -1,0 +1,100 @@
+/**
+ * The PHI oracle beside the fast scanner, sharing none of its logic: every generated PHI value
+ * as given (any length, digits and non-ASCII included), looked for by substring search in a
+ * sample of every kind of text a run produces (objects serialised whole, numbers too).
+ *
+ * A match counts unless the value is only part of a longer run of letters and digits (Unicode
+ * classes): plain substring search alone flagged 'WEI' inside a base64 claim key, and a random
+ * 8-digit date of birth can sit in the fractional digits of a latency. `dob=19870412`,
+ * `"dob":19870412` and `ZOË,` are found; `rx1_…WEIx…` is not.
+ */
+export class PhiOracle {
+  readonly #values = new Set<string>();
+  readonly #lengths = new Set<number>();
+  readonly #perKind: number;
+  readonly #maxValues: number;
+  #offeredValues = 0;
+  readonly #samples = new Map<string, string[]>();
+  readonly #offered = new Map<string, number>();
+  readonly found: Array<{ where: string; sample: string }> = [];
+  /** Texts searched, and values looked for in each. */
+  searched = 0;
+  valuesChecked = 0;
+
+  /**
+   * @param perKind texts kept of each kind: the first `perKind`, then one in 97 up to four times as many
+   * @param maxValues values kept whole; past it, one in 16 of the long ones (cardholder ids, one
+   *   per claim: a day of 500,000 claims). Names and dates of birth (8 characters or fewer) always.
+   */
+  constructor(perKind = 200, maxValues = 100_000) {
+    this.#perKind = perKind;
+    this.#maxValues = maxValues;
+  }
+
+  add(values: readonly string[]): void {
+    for (const v of values) {
+      if (v === '') continue;
+      if (v.length > 8 && this.#values.size >= this.#maxValues && this.#offeredValues++ % 16 !== 0) continue;
+      this.#values.add(v);
+      this.#lengths.add(v.length);
+    }
+  }
+
+  /** Offers one text (or a value, serialised whole) of a kind; kept if sampled. */
+  offer(kind: string, text: unknown): void {
+    const n = this.#offered.get(kind) ?? 0;
+    this.#offered.set(kind, n + 1);
+    let kept = this.#samples.get(kind);
+    if (kept === undefined) {
+      kept = [];
+      this.#samples.set(kind, kept);
+    }
+    if (n >= this.#perKind && (n % 97 !== 0 || kept.length >= 4 * this.#perKind)) return;
+    kept.push(typeof text === 'string' ? text : safeStringify(text));
+  }
+
+  /**
+   * Searches every sampled text for every value: at every position, the substring of each
+   * length some value has, looked up in the set of values (the same finds as `indexOf` of each
+   * value, in time linear in the text rather than in the number of values).
+   */
+  check(): void {
+    this.valuesChecked = this.#values.size;
+    const lengths = [...this.#lengths].sort((a, b) => a - b);
+    for (const [kind, texts] of this.#samples) {
+      for (const text of texts) {
+        this.searched++;
+        const at = this.#firstFind(text, lengths);
+        if (at >= 0 && this.found.length < 20)
+          this.found.push({ where: kind, sample: `${text.slice(Math.max(0, at - 30), at)}«PHI»` });
+      }
+    }
+  }
+
+  #firstFind(text: string, lengths: readonly number[]): number {
+    for (let at = 0; at < text.length; at++) {
+      for (const n of lengths) {
+        if (at + n > text.length) break;
+        if (this.#values.has(text.slice(at, at + n)) && !glued(text, at, n)) return at;
+      }
+    }
+    return -1;
+  }
+}
+
+function safeStringify(v: unknown): string {
+  try {
+    return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x)) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+const WORD = /[\p{L}\p{N}\p{M}]/u;
+
+/** Whether text[at, at + n) is only part of a longer run of letters and digits (glued on both sides). */
+function glued(text: string, at: number, n: number): boolean {
+  const before = at === 0 ? '' : text.charAt(at - 1);
+  const after = text.charAt(at + n);
+  return before !== '' && after !== '' && WORD.test(before) && WORD.test(after);
+}

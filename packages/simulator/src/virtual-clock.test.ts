@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { VirtualClock } from './virtual-clock.js';
+
+interface Op {
+  readonly delay: number;
+  readonly cancel: boolean;
+}
+
+describe('simulator VirtualClock', () => {
+  it('fires every timer not cancelled, in time order and ties in the order set, each at its own instant', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 1000 }),
+        fc.array(
+          fc.record({
+            delay: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.constant(-5)),
+            cancel: fc.boolean(),
+          }),
+          {
+            maxLength: 60,
+          },
+        ),
+        async (start, ops: Op[]) => {
+          const clock = new VirtualClock(start);
+          const fired: Array<{ id: number; at: number }> = [];
+          ops.forEach((op, id) => {
+            const h = clock.setTimer(op.delay, () => fired.push({ id, at: clock.now() }));
+            if (op.cancel) h.cancel();
+          });
+          await clock.run();
+          // The oracle: a stable sort by due time of the timers left (negative delays are due now).
+          const expected = ops
+            .map((op, id) => ({ id, at: start + Math.max(0, op.delay), cancel: op.cancel }))
+            .filter((t) => !t.cancel)
+            .sort((a, b) => a.at - b.at)
+            .map(({ id, at }) => ({ id, at }));
+          assert.deepEqual(fired, expected);
+          assert.equal(clock.fired, expected.length);
+          assert.equal(clock.now(), expected.at(-1)?.at ?? start);
+        },
+      ),
+    );
+  });
+
+  it('run(until) fires only what is due by then and leaves time at until; the rest fires later', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 100 }), { maxLength: 30 }),
+        fc.integer({ min: 0, max: 120 }),
+        async (delays, until) => {
+          const clock = new VirtualClock();
+          const fired: number[] = [];
+          for (const d of delays) clock.setTimer(d, () => fired.push(d));
+          await clock.run(until);
+          const due = delays.filter((d) => d <= until).sort((a, b) => a - b);
+          assert.deepEqual(fired, due);
+          assert.equal(clock.now(), until);
+          await clock.run();
+          assert.deepEqual(
+            fired,
+            [...delays].sort((a, b) => a - b),
+          );
+        },
+      ),
+    );
+  });
+
+  it('promise continuations run at the instant that woke them, and a timer they set lands in order (after one set earlier for the same instant)', async () => {
+    const clock = new VirtualClock();
+    const log: string[] = [];
+    const sleep = (ms: number) => new Promise<void>((r) => clock.setTimer(ms, r));
+    void (async () => {
+      await sleep(10);
+      log.push(`a woke at ${clock.now()}`);
+      await Promise.resolve();
+      await Promise.resolve();
+      log.push(`a continued at ${clock.now()}`);
+      await sleep(5);
+      log.push(`a again at ${clock.now()}`);
+    })();
+    clock.setTimer(12, () => log.push(`b at ${clock.now()}`));
+    clock.setTimer(15, () => log.push(`c at ${clock.now()}`));
+    await clock.run();
+    assert.deepEqual(log, ['a woke at 10', 'a continued at 10', 'b at 12', 'c at 15', 'a again at 15']);
+  });
+
+  it('a timer cancelled by an earlier timer at the same instant does not fire', async () => {
+    const clock = new VirtualClock();
+    const fired: string[] = [];
+    let later: { cancel(): void } | undefined;
+    clock.setTimer(5, () => {
+      fired.push('first');
+      later?.cancel();
+    });
+    later = clock.setTimer(5, () => fired.push('later'));
+    await clock.run();
+    assert.deepEqual(fired, ['first']);
+    assert.equal(clock.fired, 1);
+  });
+});
