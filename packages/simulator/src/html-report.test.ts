@@ -198,8 +198,15 @@ describe('HTML report', () => {
         }
         const outcomes = report.outcomes as Record<string, number>;
         const dead = seen.tables.find((t) => t.heading.startsWith('Dead-lettered'))!;
-        assert.equal(outcomes['dead-lettered'], 205);
-        assert.equal(dead.heading, `Dead-lettered claims ${dead.rows} of 205 shown`);
+        const deadCount = outcomes['dead-lettered']!;
+        assert.ok(
+          deadCount > dead.rows,
+          `${deadCount} dead letters, more than the ${dead.rows} the page lists`,
+        );
+        assert.equal(
+          dead.heading,
+          `Dead-lettered claims ${dead.rows} of ${deadCount.toLocaleString('en-US')} shown`,
+        );
         const slowest = seen.tables.find((t) => t.heading.startsWith('Slowest'))!;
         assert.match(slowest.heading, new RegExp(`the ${slowest.rows} slowest of 1,061 claims`));
         const shot = join(dir, `report-${width}.png`);
