@@ -7,7 +7,7 @@ import { createLimiter } from '@rxgate/ratelimit';
 import { seededRandom, VirtualClock } from '@rxgate/testkit';
 import { JsonlAuditLog, replayAudit } from './audit.js';
 import { clientCredentials } from './credentials.js';
-import { MemoryLedger } from './ledger.js';
+import { MemoryLedger } from './memory-ledger.js';
 import { createRouter } from './router.js';
 import { fakeVendor } from './test-support/fake-vendor.js';
 import { rawClaim, SECRET } from './test-support/fixtures.js';
@@ -98,7 +98,7 @@ describe('client credentials', () => {
 });
 
 describe('the ledger is what stops a resubmission from being paid twice', () => {
-  async function run(ledger: InstanceType<typeof import('./ledger.js').MemoryLedger>) {
+  async function run(ledger: InstanceType<typeof import('./memory-ledger.js').MemoryLedger>) {
     const { createBreakers } = await import('@rxgate/breaker');
     const clock = new VirtualClock();
     const vendor = fakeVendor({
@@ -136,7 +136,7 @@ describe('the ledger is what stops a resubmission from being paid twice', () => 
   }
 
   it('by default every finished claim is remembered: the resubmission is answered, not sent', async () => {
-    const { MemoryLedger } = await import('./ledger.js');
+    const { MemoryLedger } = await import('./memory-ledger.js');
     const r = await run(new MemoryLedger());
     assert.equal(r.again.attempts, 1, 'the stored outcome of the first submission');
     assert.equal(r.paidTwice, false);

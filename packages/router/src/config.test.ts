@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isRouterError, RouterConfigError } from './errors.js';
-import { MemoryLedger } from './ledger.js';
+import { MemoryLedger } from './memory-ledger.js';
 import { createRouter, type RouterOptions } from './router.js';
 import { SECRET } from './test-support/fixtures.js';
 

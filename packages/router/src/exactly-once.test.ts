@@ -14,7 +14,7 @@ import { JsonlAuditLog } from './audit.js';
 import type { AuditAlarm } from './audit-keeper.js';
 import { MemoryDeadLetterQueue, parseDeadLetter, serializeDeadLetter } from './dead-letters.js';
 import { openFileLedger } from './journal-ledger.js';
-import { MemoryLedger } from './ledger.js';
+import { MemoryLedger } from './memory-ledger.js';
 import type { Outcome } from './outcome.js';
 import { createRouter, type RouterOptions } from './router.js';
 import { rawClaim, SECRET } from './test-support/fixtures.js';

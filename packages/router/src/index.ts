@@ -47,7 +47,8 @@ export {
 export { idempotencyKey, idempotencyKeyer, identityText, repairedKey } from './idempotency.js';
 export { FileJournal, type Journal, MemoryJournal } from './journal.js';
 export { JournalLedger, type JournalLedgerOptions, openFileLedger } from './journal-ledger.js';
-export { type Admission, isFinal, type Ledger, LostOwnershipError, MemoryLedger } from './ledger.js';
+export { type Admission, isFinal, type Ledger, LostOwnershipError } from './ledger.js';
+export { MemoryLedger } from './memory-ledger.js';
 export { MemoryNegativeCache, type NegativeCache } from './negative-cache.js';
 export type {
   Outcome,

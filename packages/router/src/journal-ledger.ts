@@ -1,7 +1,8 @@
 import { type Clock, systemClock } from '@rxgate/ratelimit';
+import { answer, ClaimTable } from './claim-table.js';
 import { type CommitState, UNSENT } from './commit-state.js';
 import { FileJournal, type Journal } from './journal.js';
-import { type Admission, isFinal, type Ledger, LostOwnershipError } from './ledger.js';
+import { type Admission, isFinal, type Ledger } from './ledger.js';
 import { deserializeOutcome, type Outcome, serializeOutcome } from './outcome.js';
 
 export interface JournalLedgerOptions {
@@ -15,14 +16,6 @@ export interface JournalLedgerOptions {
   /** Compact once this many lines were appended since the last compaction and they outnumber the live claims twice. @default 10_000 */
   readonly compactAfterLines?: number;
   readonly clock?: Clock;
-}
-
-interface Entry {
-  owned: boolean;
-  commit: CommitState;
-  outcome: Outcome | undefined;
-  finishedAt: number;
-  waiters: Array<(o: Outcome | undefined) => void> | undefined;
 }
 
 // Journal lines: a pin, an unpin, a final outcome. Each names the claim by its identity key.
@@ -40,7 +33,7 @@ export class JournalLedger implements Ledger {
   readonly #clock: Clock;
   readonly #retainMs: number;
   readonly #compactAfter: number;
-  readonly #claims = new Map<string, Entry>();
+  readonly #table = new ClaimTable();
   #appended = 0;
   #compacting: Promise<void> | undefined;
   /** The replay: every method waits for it (it is done before the first claim is admitted). */
@@ -85,84 +78,46 @@ export class JournalLedger implements Ledger {
   }
 
   #apply(line: Line): void {
-    if ('p' in line) this.#entry(line.p).commit = { kind: 'pinned', node: line.n };
-    else if ('u' in line) this.#entry(line.u).commit = UNSENT;
+    if ('p' in line) this.#table.entry(line.p).commit = { kind: 'pinned', node: line.n };
+    else if ('u' in line) this.#table.entry(line.u).commit = UNSENT;
     else if ('d' in line) {
-      const e = this.#entry(line.d);
+      const e = this.#table.entry(line.d);
       e.outcome = deserializeOutcome(line.o);
       e.finishedAt = line.at;
     }
   }
 
-  #entry(identity: string): Entry {
-    let e = this.#claims.get(identity);
-    if (e === undefined) {
-      e = { owned: false, commit: UNSENT, outcome: undefined, finishedAt: 0, waiters: undefined };
-      this.#claims.set(identity, e);
-    }
-    return e;
-  }
-
   begin(identity: string): Promise<Admission> {
     if (!this.#replayed) return this.#ready.then(() => this.begin(identity));
-    const e = this.#entry(identity);
-    if (e.outcome !== undefined) return Promise.resolve({ kind: 'done', outcome: e.outcome });
-    if (e.owned) {
-      const waiters = e.waiters ?? [];
-      e.waiters = waiters;
-      const wait = new Promise<Outcome | undefined>((resolve) => {
-        waiters.push(resolve);
-      });
-      return Promise.resolve({ kind: 'in-flight', wait });
-    }
-    e.owned = true;
-    return Promise.resolve({ kind: 'owner', commit: e.commit });
+    return Promise.resolve(this.#table.begin(identity));
   }
 
   async pin(identity: string, node: string): Promise<void> {
-    const e = this.#claims.get(identity);
-    if (e === undefined || !e.owned) throw new LostOwnershipError();
-    if (e.commit.kind === 'pinned' && e.commit.node === node) return;
-    e.commit = { kind: 'pinned', node };
-    await this.#write({ p: identity, n: node });
+    if (this.#table.pin(identity, node)) await this.#write({ p: identity, n: node });
   }
 
   async unpin(identity: string): Promise<void> {
-    const e = this.#claims.get(identity);
-    if (e === undefined || !e.owned || e.commit.kind === 'unsent') return;
-    e.commit = UNSENT;
-    await this.#write({ u: identity });
+    if (this.#table.unpin(identity)) await this.#write({ u: identity });
   }
 
   async finish(identity: string, outcome: Outcome): Promise<void> {
-    const e = this.#claims.get(identity);
-    if (e === undefined) return;
-    e.owned = false;
-    const final = isFinal(outcome);
-    const waiters = e.waiters;
-    e.waiters = undefined;
-    if (final) {
-      e.outcome = outcome;
-      e.finishedAt = this.#clock.now();
-      try {
-        await this.#write({ d: identity, at: e.finishedAt, o: serializeOutcome(outcome) });
-      } finally {
-        if (waiters !== undefined) for (const f of waiters) f(outcome);
-      }
-      return;
+    const at = this.#clock.now();
+    const waiters = this.#table.finish(identity, outcome, at);
+    try {
+      if (isFinal(outcome)) await this.#write({ d: identity, at, o: serializeOutcome(outcome) });
+    } finally {
+      answer(waiters, outcome);
     }
-    if (e.commit.kind === 'unsent' && waiters === undefined) this.#claims.delete(identity);
-    if (waiters !== undefined) for (const f of waiters) f(undefined);
   }
 
   /** Where the claim may be committed now (for tests and tools). */
   commitOf(identity: string): CommitState {
-    return this.#claims.get(identity)?.commit ?? UNSENT;
+    return this.#table.commitOf(identity);
   }
 
   async #write(line: Line): Promise<void> {
     await this.#journal.append([JSON.stringify(line)]);
-    if (++this.#appended >= this.#compactAfter && this.#appended > 2 * this.#claims.size)
+    if (++this.#appended >= this.#compactAfter && this.#appended > 2 * this.#table.size)
       this.#compacting ??= this.#compact().finally(() => {
         this.#compacting = undefined;
       });
@@ -173,22 +128,22 @@ export class JournalLedger implements Ledger {
     this.#appended = 0;
     const horizon = this.#clock.now() - this.#retainMs;
     const lines: string[] = [];
-    for (const [id, e] of this.#claims) {
+    for (const [id, e] of this.#table.entries()) {
       if (e.outcome !== undefined) {
         if (e.finishedAt < horizon && !e.owned) {
-          this.#claims.delete(id);
+          this.#table.delete(id);
           continue;
         }
         lines.push(JSON.stringify({ d: id, at: e.finishedAt, o: serializeOutcome(e.outcome) }));
       } else if (e.commit.kind === 'pinned') lines.push(JSON.stringify({ p: id, n: e.commit.node }));
-      else if (!e.owned && e.waiters === undefined) this.#claims.delete(id);
+      else if (!e.owned && e.waiters === undefined) this.#table.delete(id);
     }
     await this.#journal.rewrite(lines);
   }
 
   /** Claims the ledger holds (finished within the window, or open). */
   get size(): number {
-    return this.#claims.size;
+    return this.#table.size;
   }
 
   async close(): Promise<void> {

@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import type { CommitState } from './commit-state.js';
 import { FileJournal, MemoryJournal } from './journal.js';
 import { JournalLedger } from './journal-ledger.js';
-import { type Ledger, MemoryLedger } from './ledger.js';
+import type { Ledger } from './ledger.js';
+import { MemoryLedger } from './memory-ledger.js';
 import type { Outcome } from './outcome.js';
 
 const DAY = 24 * 3600 * 1000;

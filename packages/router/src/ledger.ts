@@ -1,4 +1,4 @@
-import { type CommitState, UNSENT } from './commit-state.js';
+import type { CommitState } from './commit-state.js';
 import type { Outcome } from './outcome.js';
 
 /** What the ledger says of a claim when a submission begins. */
@@ -56,88 +56,5 @@ export class LostOwnershipError extends Error {
   constructor() {
     super('the claim was taken over by another owner');
     this.name = 'LostOwnershipError';
-  }
-}
-
-const OWNED_UNSENT: Admission = Object.freeze({ kind: 'owner', commit: UNSENT });
-const RESOLVED = Promise.resolve();
-
-/** One claim as the memory ledger holds it. */
-interface Entry {
-  owned: boolean;
-  commit: CommitState;
-  /** Set when finished with a final outcome. */
-  outcome: Outcome | undefined;
-  /** Submissions waiting for the owner's outcome. */
-  waiters: Array<(o: Outcome | undefined) => void> | undefined;
-}
-
-/**
- * The ledger in memory: one process, lost with it. For tests and the simulator; a router that
- * must survive a restart uses {@link JournalLedger} over a file (the default of `createRouter`
- * when given `ledgerPath`), or the Redis ledger when processes share a quota.
- */
-export class MemoryLedger implements Ledger {
-  readonly #claims = new Map<string, Entry>();
-
-  begin(identity: string): Promise<Admission> {
-    const e = this.#claims.get(identity);
-    if (e === undefined) {
-      this.#claims.set(identity, { owned: true, commit: UNSENT, outcome: undefined, waiters: undefined });
-      return Promise.resolve(OWNED_UNSENT);
-    }
-    if (e.outcome !== undefined) return Promise.resolve({ kind: 'done', outcome: e.outcome });
-    if (e.owned) {
-      const waiters = e.waiters ?? [];
-      e.waiters = waiters;
-      const wait = new Promise<Outcome | undefined>((resolve) => {
-        waiters.push(resolve);
-      });
-      return Promise.resolve({ kind: 'in-flight', wait });
-    }
-    e.owned = true;
-    return Promise.resolve(e.commit.kind === 'unsent' ? OWNED_UNSENT : { kind: 'owner', commit: e.commit });
-  }
-
-  pin(identity: string, node: string): Promise<void> {
-    const e = this.#claims.get(identity);
-    if (e === undefined || !e.owned) return Promise.reject(new LostOwnershipError());
-    if (e.commit.kind !== 'pinned' || e.commit.node !== node) e.commit = { kind: 'pinned', node };
-    return RESOLVED;
-  }
-
-  unpin(identity: string): Promise<void> {
-    const e = this.#claims.get(identity);
-    if (e?.owned) e.commit = UNSENT;
-    return RESOLVED;
-  }
-
-  finish(identity: string, outcome: Outcome): Promise<void> {
-    const e = this.#claims.get(identity);
-    if (e === undefined) return RESOLVED;
-    e.owned = false;
-    if (isFinal(outcome)) e.outcome = outcome;
-    else if (e.commit.kind === 'unsent' && e.waiters === undefined) this.#claims.delete(identity);
-    const w = e.waiters;
-    e.waiters = undefined;
-    // Waiters of a claim left open begin again and one of them owns it next.
-    if (w !== undefined) for (const f of w) f(isFinal(outcome) ? outcome : undefined);
-    return RESOLVED;
-  }
-
-  /** Where the claim may be committed now (for tests and tools). */
-  commitOf(identity: string): CommitState {
-    return this.#claims.get(identity)?.commit ?? UNSENT;
-  }
-
-  /** Finished claims held. */
-  get size(): number {
-    let n = 0;
-    for (const e of this.#claims.values()) if (e.outcome !== undefined) n++;
-    return n;
-  }
-
-  close(): Promise<void> {
-    return RESOLVED;
   }
 }

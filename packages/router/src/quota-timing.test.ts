@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { Lease, LimiterAcquireOptions, QuotaSignal } from '@rxgate/ratelimit';
 import { VirtualClock } from '@rxgate/testkit';
 import { MemoryAuditLog } from './audit.js';
-import { MemoryLedger } from './ledger.js';
+import { MemoryLedger } from './memory-ledger.js';
 import { createRouter, type RouterLimiter } from './router.js';
 import { rawClaim, SECRET } from './test-support/fixtures.js';
 import { functionTransport, type WireResponse } from './transport.js';

@@ -11,7 +11,7 @@ import { MemoryAuditLog } from './audit.js';
 import { clientCredentials } from './credentials.js';
 import { crosswalkSnapshot } from './crosswalk.js';
 import { MemoryDeadLetterQueue } from './dead-letters.js';
-import { MemoryLedger } from './ledger.js';
+import { MemoryLedger } from './memory-ledger.js';
 import { createRouter, type RouterOptions } from './router.js';
 import { rawClaim, SECRET } from './test-support/fixtures.js';
 import { PAID } from './test-support/vendor.js';

@@ -10,7 +10,7 @@ import { http } from 'msw';
 import { MemoryAuditLog } from './audit.js';
 import { clientCredentials } from './credentials.js';
 import { MemoryDeadLetterQueue } from './dead-letters.js';
-import { MemoryLedger } from './ledger.js';
+import { MemoryLedger } from './memory-ledger.js';
 import { createRouter, type RouterOptions } from './router.js';
 import { rawClaim, SECRET } from './test-support/fixtures.js';
 import { type LoopbackServer, serve } from './test-support/msw-server.js';
