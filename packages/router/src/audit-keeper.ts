@@ -50,13 +50,13 @@ export class AuditKeeper {
 
   /** Past the backlog limit: no new claim may start. */
   get full(): boolean {
-    return this.#backlog.length >= this.#limit && this.#limit >= 0 && this.#backlog.length > 0;
+    return this.#backlog.length > 0 && this.#backlog.length >= this.#limit;
   }
 
   /** Appends `record`; resolves true when it is written, false when it is held for later. Never rejects. */
   append(record: LogSafe<AuditRecord>): Promise<boolean> {
     if (this.#backlog.length > 0 || this.#draining !== undefined) {
-      this.#hold(record);
+      this.#backlog.push(record);
       this.#drainSoon();
       return FALSE;
     }
@@ -70,7 +70,7 @@ export class AuditKeeper {
   }
 
   #failed(record: LogSafe<AuditRecord>, e: unknown): boolean {
-    this.#hold(record);
+    this.#backlog.push(record);
     if (this.#backlog.length === 1) this.#raise(e);
     this.#schedule();
     return false;
@@ -79,10 +79,6 @@ export class AuditKeeper {
   /** A record that cannot be held (the backlog is full): counted out loudly, never silently. */
   drop(count = 1): void {
     this.#alarm({ type: 'audit', state: 'dropped', records: count });
-  }
-
-  #hold(record: LogSafe<AuditRecord>): void {
-    this.#backlog.push(record);
   }
 
   #raise(e: unknown): void {

@@ -22,8 +22,6 @@ export interface TestVendor {
   /** Answers to give, in order (then `fallback`). */
   readonly script: VendorAnswer[];
   fallback: VendorAnswer;
-  /** Adjudications by idempotency key (a key paid twice would show 2). */
-  readonly paid: Map<string, number>;
   /**
    * Payments by claim content, the NCPDP duplicate rule (BIN, PCN, NPI, Rx, fill, date of
    * service), read from the body: the oracle of every exactly-once test. Share one map between
@@ -53,7 +51,6 @@ export function testVendor(base: string): TestVendor {
     handlers: [],
     script: [],
     fallback: { status: 200, body: PAID },
-    paid: new Map(),
     paidByContent: new Map(),
     requests: [],
     tokensIssued: 0,
@@ -99,7 +96,6 @@ export function testVendor(base: string): TestVendor {
       if (answer.status === 200 && answer.body !== undefined) {
         const b = answer.body as Record<string, unknown>;
         if (['P', 'A', 'C'].includes(String(b['112-AN'])) && !b['511-FB']) {
-          v.paid.set(key, (v.paid.get(key) ?? 0) + 1);
           const c = contentOf(body);
           v.paidByContent.set(c, (v.paidByContent.get(c) ?? 0) + 1);
         }

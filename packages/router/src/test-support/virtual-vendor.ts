@@ -15,7 +15,6 @@ export interface VirtualVendor {
   /** Answers to give, in order (then `fallback`). */
   readonly script: VendorAnswer[];
   fallback: VendorAnswer;
-  readonly paid: Map<string, number>;
   paidByContent: Map<string, number>;
   readonly requests: Array<{ key: string; auth: string | null; body: Record<string, unknown> }>;
   tokensIssued: number;
@@ -89,7 +88,6 @@ export function virtualVendors(
       url: `http://vendor-${++n}.test`,
       script: [],
       fallback: { status: 200, body: PAID },
-      paid: new Map(),
       paidByContent: new Map(),
       requests: [],
       tokensIssued: 0,
@@ -126,7 +124,6 @@ export function virtualVendors(
       if (answer.status === 200 && answer.body !== undefined) {
         const b = answer.body as Record<string, unknown>;
         if (['P', 'A', 'C'].includes(String(b['112-AN'])) && !b['511-FB']) {
-          v.paid.set(key, (v.paid.get(key) ?? 0) + 1);
           const c = contentOf(body);
           v.paidByContent.set(c, (v.paidByContent.get(c) ?? 0) + 1);
         }
