@@ -175,7 +175,7 @@ export async function runClaim(r: ClaimRun): Promise<Outcome> {
         ctx.rec.decision(r, r.path, `failover:${action.reason}`, { node: action.node });
         continue;
       case 'repair': {
-        const body = await repair(r, (step as { verdict: Verdict & { kind: 'repairable' } }).verdict);
+        const body = await repair(r, action.verdict);
         if (body !== undefined) return r.finish(body);
         repaired = true;
         continue;

@@ -54,7 +54,8 @@ export type Action =
   /** Try the same node again now: the limiter holds the claim as long as the vendor asked. */
   | { readonly kind: 'retry-same-node'; readonly why: string }
   | { readonly kind: 'failover'; readonly node: string; readonly reason: string }
-  | { readonly kind: 'repair' }
+  /** Repair the product (a 21) from the crosswalk and resend once; `verdict` is the reject if that fails. */
+  | { readonly kind: 'repair'; readonly verdict: Extract<Verdict, { kind: 'repairable' }> }
   | { readonly kind: 'refresh-token' }
   /** Maybe committed on `node`: the claim ends pinned there, for reconciliation with the same key. */
   | { readonly kind: 'reconcile'; readonly node: string; readonly reason: string }
@@ -107,7 +108,9 @@ function decideVerdict(v: Verdict, s: ClaimState): Action {
     case 'terminal-reject':
       return { kind: 'done', verdict: v };
     case 'repairable':
-      return v.repair === 'product' && s.canRepair ? { kind: 'repair' } : { kind: 'done', verdict: v };
+      return v.repair === 'product' && s.canRepair
+        ? { kind: 'repair', verdict: v }
+        : { kind: 'done', verdict: v };
     case 'routing-reject':
       return { kind: 'done', verdict: v, remember: v.mappedRejectCode };
     case 'auth-expired':

@@ -121,12 +121,9 @@ export class Recorder {
   /** One request and its verdict. */
   attempt(s: Subject, attempt: number, node: string, verdict: Verdict, latencyMs: number, at: number): void {
     const nm = this.#nodes.get(node)!;
-    let c = nm.attempts.get(verdict.kind);
-    if (c === undefined) {
-      c = this.metrics.counter('rxgate_attempts_total', labels(node, undefined, verdict.kind));
-      nm.attempts.set(verdict.kind, c);
-    }
-    c.inc();
+    handle(nm.attempts, verdict.kind, () =>
+      this.metrics.counter('rxgate_attempts_total', labels(node, undefined, verdict.kind)),
+    ).inc();
     nm.latency.observe(latencyMs);
     if (verdict.quota?.remaining !== undefined) nm.remaining.set(verdict.quota.remaining);
     if (verdict.kind === 'throttled') nm.throttled.inc();
@@ -158,12 +155,9 @@ export class Recorder {
 
   /** The claim's one outcome: counted, announced, and written durably (or held: then `auditDegraded`). */
   async outcome(outcome: Outcome, lane: Lane): Promise<Outcome> {
-    let c = this.#outcomes.get(`${lane}|${outcome.kind}`);
-    if (c === undefined) {
-      c = this.metrics.counter('rxgate_outcomes_total', labels(undefined, lane, outcome.kind));
-      this.#outcomes.set(`${lane}|${outcome.kind}`, c);
-    }
-    c.inc();
+    handle(this.#outcomes, `${lane}|${outcome.kind}`, () =>
+      this.metrics.counter('rxgate_outcomes_total', labels(undefined, lane, outcome.kind)),
+    ).inc();
     this.#claimLatency[lane].observe(outcome.elapsedMs);
     this.#o.onEvent?.({
       type: 'outcome',
@@ -189,6 +183,16 @@ export class Recorder {
     if (!written) (outcome as Mutable<Outcome>).auditDegraded = true;
     return outcome;
   }
+}
+
+/** The metric handle of `key` in `cache`, made once. */
+function handle(cache: Map<string, CounterHandle>, key: string, make: () => CounterHandle): CounterHandle {
+  let c = cache.get(key);
+  if (c === undefined) {
+    c = make();
+    cache.set(key, c);
+  }
+  return c;
 }
 
 /** The PHI-free fields of an outcome for the audit log (amounts as decimal strings). */

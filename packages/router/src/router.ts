@@ -117,22 +117,12 @@ export function createRouter(options: RouterOptions): Router {
           await o.ledger.pin(claimKey, so.pinnedNode);
           commit = { kind: 'pinned', node: so.pinnedNode };
         } catch {
-          await o.ledger
-            .finish(
-              claimKey,
-              outcomeOf(claimKey, correlationId, start, {
-                kind: 'dead-lettered',
-                reason: 'ledger-unavailable',
-              }),
-            )
-            .catch(() => undefined);
-          return recorded(
-            outcomeOf(claimKey, correlationId, start, {
-              kind: 'dead-lettered',
-              reason: 'ledger-unavailable',
-            }),
-            lane,
-          );
+          const refused = outcomeOf(claimKey, correlationId, start, {
+            kind: 'dead-lettered',
+            reason: 'ledger-unavailable',
+          });
+          await o.ledger.finish(claimKey, refused).catch(() => undefined);
+          return recorded(refused, lane);
         }
       }
       const r = new ClaimRun(
