@@ -128,7 +128,12 @@ describe('exactly once against vendors we do not control (real HTTP)', () => {
       child.on('exit', (code) => reject(new Error(`child exited early: ${code}`)));
     });
     // Every claim reached the fallback (the last four hang there): now the process dies.
-    while (s.vendor.requests.length < 10) await new Promise((r) => setTimeout(r, 20));
+    if (s.vendor.requests.length < 10)
+      await new Promise<void>((resolve) => {
+        s.vendor.onRequest = () => {
+          if (s.vendor.requests.length >= 10) resolve();
+        };
+      });
     child.removeAllListeners('exit');
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
@@ -233,13 +238,19 @@ describe('exactly once against vendors we do not control (real HTTP)', () => {
     const dir = await tempDir();
     const path = join(dir, 'missing', 'audit.jsonl');
     const alarms: AuditAlarm[] = [];
+    let recoveredNow!: () => void;
+    const recovered = new Promise<void>((resolve) => {
+      recoveredNow = resolve;
+    });
     const router = createRouter(
       options({
         nodes: [{ name: 'primary', url: p.url }],
         audit: new JsonlAuditLog(path),
         auditOptions: { retryBaseMs: 20 },
         onEvent: (e) => {
-          if (e.type === 'audit') alarms.push(e);
+          if (e.type !== 'audit') return;
+          alarms.push(e);
+          if (e.state === 'recovered') recoveredNow();
         },
       }),
     );
@@ -252,7 +263,7 @@ describe('exactly once against vendors we do not control (real HTTP)', () => {
     assert.deepEqual(paidTwice(paid), []);
     const { mkdir } = await import('node:fs/promises');
     await mkdir(join(dir, 'missing'));
-    while (!alarms.some((a) => a.state === 'recovered')) await new Promise((r) => setTimeout(r, 10));
+    await recovered; // the keeper's retry timer wrote the held records
     const third = await router.submit(rawClaim({ '402-D2': '000999' }));
     assert.equal(third.auditDegraded, undefined);
     await router.close();

@@ -36,6 +36,8 @@ export interface TestVendor {
    * pays new claims and replays known keys), but the client hears 504 Gateway Timeout.
    */
   gatewayTimeouts: boolean;
+  /** Called after each adjudication request is recorded (tests wait on it instead of polling). */
+  onRequest?: () => void;
 }
 
 export const PAID = {
@@ -84,6 +86,7 @@ export function testVendor(base: string): TestVendor {
       const key = request.headers.get('idempotency-key') ?? '';
       const body = (await request.json()) as Record<string, unknown>;
       v.requests.push({ key, auth: request.headers.get('authorization'), body });
+      v.onRequest?.();
       const replay = stored.get(key);
       if (replay !== undefined && v.gatewayTimeouts) return gateway504();
       if (replay !== undefined)
