@@ -28,6 +28,15 @@ describe('PhiOracle (plain substring search, independent of the scanner)', () =>
     assert.equal(scanner.found.length, 0);
   });
 
+  it('a short value at the end of random letters and digits (a vendor authorization number) is not a find', () => {
+    // Seen in a generated run (FC_SEED=440724350): "authorizationNumber":"A6Y" + a three-letter name.
+    const oracle = new PhiOracle();
+    oracle.add(['QJO']);
+    oracle.offer('outcome', '{"kind":"paid","authorizationNumber":"A6YQJO"}');
+    oracle.check();
+    assert.equal(oracle.found.length, 0);
+  });
+
   it('a value inside a longer run of letters or digits (a base64 key, a latency) is not a find', () => {
     const oracle = new PhiOracle();
     oracle.add(['WEI', '19870412']);

@@ -4,7 +4,7 @@
  * sample of every kind of text a run produces (objects serialised whole, numbers too).
  *
  * A match counts unless the value is only part of a longer run of letters and digits (Unicode
- * classes): plain substring search alone flagged 'WEI' inside a base64 claim key, and a random
+ * classes; see `glued`): plain substring search alone flagged 'WEI' inside a base64 claim key, and a random
  * 8-digit date of birth can sit in the fractional digits of a latency. `dob=19870412`,
  * `"dob":19870412` and `ZOË,` are found; `rx1_…WEIx…` is not.
  */
@@ -92,9 +92,14 @@ function safeStringify(v: unknown): string {
 
 const WORD = /[\p{L}\p{N}\p{M}]/u;
 
-/** Whether text[at, at + n) is only part of a longer run of letters and digits (glued on both sides). */
+/**
+ * Whether text[at, at + n) is only part of a longer run of letters and digits. A value of 8
+ * characters or more counts unless glued on both sides (`key=ZX1234567Adef` is a find); a
+ * shorter one must stand alone, since random letters and digits hold short values by chance (a
+ * vendor's authorization number `A6Y…` ended in a generated three-letter name).
+ */
 function glued(text: string, at: number, n: number): boolean {
-  const before = at === 0 ? '' : text.charAt(at - 1);
-  const after = text.charAt(at + n);
-  return before !== '' && after !== '' && WORD.test(before) && WORD.test(after);
+  const before = at > 0 && WORD.test(text.charAt(at - 1));
+  const after = at + n < text.length && WORD.test(text.charAt(at + n));
+  return n >= 8 ? before && after : before || after;
 }
