@@ -71,8 +71,26 @@ function expectedKinds(s: number): ReadonlySet<string> {
   return new Set(['unknown']);
 }
 
-function expectedBreaker(s: number, kind: string): string {
-  if (kind === 'transient') return 'failure';
+// The host errors that trip VistA's "insurer asleep" breaker (the reject-code groups): 90–98.
+// Host data faults in a 200 (99, M3, M6, M7…) are a deferred retry and leave the breaker alone.
+const HOST_DOWN = new Set(['90', '91', '92', '93', '95', '96', '97', '98']);
+
+/** The 511-FB codes of a body, read here without the classifier's parser. */
+function codesOf(b: unknown): string[] {
+  let o: unknown = b;
+  try {
+    if (typeof b === 'string') o = JSON.parse(b);
+    else if (b instanceof Uint8Array) o = JSON.parse(Buffer.from(b).toString('utf8'));
+  } catch {
+    return [];
+  }
+  const codes = o !== null && typeof o === 'object' ? (o as Record<string, unknown>)['511-FB'] : undefined;
+  return Array.isArray(codes) ? codes.map((c) => String(c).trim().toUpperCase()) : [];
+}
+
+function expectedBreaker(s: number, kind: string, b: unknown): string {
+  if (kind === 'transient')
+    return s === 200 && !codesOf(b).some((c) => HOST_DOWN.has(c)) ? 'ignore' : 'failure';
   if (kind === 'throttled' || kind === 'auth-expired' || kind === 'routing-reject') return 'ignore';
   if (kind === 'client-error') return s === 200 ? 'success' : 'ignore';
   return 'success';
@@ -92,7 +110,7 @@ describe('classify properties', () => {
         assert.ok(expectedKinds(s).has(a.kind), `status ${s}: ${a.kind} (${a.reason})`);
         assert.equal(
           a.breaker,
-          expectedBreaker(s, a.kind),
+          expectedBreaker(s, a.kind, b),
           `status ${s}: breaker ${a.breaker} for ${a.kind}`,
         );
       }),
