@@ -7,6 +7,7 @@ export {
   replayAudit,
 } from './audit.js';
 export type { AuditAlarm } from './audit-keeper.js';
+export { ROUTER_CHANNELS } from './channels.js';
 export {
   type CanonicalClaim,
   decimalFixed,
@@ -50,6 +51,7 @@ export { JournalLedger, type JournalLedgerOptions, openFileLedger } from './jour
 export { type Admission, isFinal, type Ledger, LostOwnershipError } from './ledger.js';
 export { MemoryLedger } from './memory-ledger.js';
 export { MemoryNegativeCache, type NegativeCache } from './negative-cache.js';
+export type { RouterMeter, RouterTelemetryOptions, RouterTracer } from './otel.js';
 export type {
   Outcome,
   OutcomeBase,

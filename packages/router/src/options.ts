@@ -19,6 +19,7 @@ import { FileJournal } from './journal.js';
 import { JournalLedger } from './journal-ledger.js';
 import type { Ledger } from './ledger.js';
 import { MemoryNegativeCache, type NegativeCache } from './negative-cache.js';
+import type { RouterTelemetryOptions } from './otel.js';
 import type { Logger, Metrics, RouterEvent } from './telemetry.js';
 import { type Transport, undiciTransport } from './transport.js';
 
@@ -118,6 +119,11 @@ export interface RouterOptions {
   readonly logger?: Logger;
   readonly onEvent?: (event: RouterEvent) => void;
   readonly metrics?: Metrics;
+  /**
+   * OpenTelemetry (`@opentelemetry/api`, an optional peer): the global meter and tracer unless
+   * given here; `false` records nothing. Without the API installed, nothing is recorded.
+   */
+  readonly telemetry?: RouterTelemetryOptions | false;
 }
 
 export interface SubmitOptions {
@@ -172,6 +178,7 @@ export interface Resolved {
   readonly logger: Logger | undefined;
   readonly onEvent: ((event: RouterEvent) => void) | undefined;
   readonly metrics: Metrics | undefined;
+  readonly telemetry: RouterTelemetryOptions | false | undefined;
 }
 
 /** Checks every option (a {@link RouterConfigError} naming the first bad one) and fills in defaults. */
@@ -247,5 +254,6 @@ export function resolveOptions(options: RouterOptions): Resolved {
     logger: options.logger,
     onEvent: options.onEvent,
     metrics: options.metrics,
+    telemetry: options.telemetry,
   };
 }
