@@ -23,15 +23,16 @@ import {
   openFileLedger,
   type Router,
   type RouterEvent,
+  type RouterTelemetryOptions,
   type Transport,
   TransportError,
   undiciTransport,
 } from '@rxgate/router';
 import { RedisLedger, RedisNegativeCache } from '@rxgate/router/redis';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type GeneratedClaim, makeClaim, rateAt } from './claims.js';
-import { serveHandlers, vendorHandlers } from './handlers.js';
-import { HdrHistogram } from './hdr.js';
+import { LatencyHistogram } from './latency.js';
+import { withPeer } from './optional-peer.js';
 import { PhiOracle } from './phi-oracle.js';
 import { PhiScanner } from './phi-scan.js';
 import { exponentialMs, stream } from './random.js';
@@ -88,6 +89,11 @@ export interface RunOptions {
   readonly storePrefix?: string;
   /** Submit only this share of the traffic (worker `worker` of `of`): the other workers send the rest. */
   readonly share?: { readonly worker: number; readonly of: number };
+  /**
+   * The router's OpenTelemetry (a meter, a tracer): what `--metrics-port` serves. Without it the
+   * router records none, whatever provider is registered globally. @default false
+   */
+  readonly telemetry?: RouterTelemetryOptions;
   /** Called about every simulated bucket. */
   readonly onProgress?: (p: {
     readonly submitted: number;
@@ -125,7 +131,7 @@ export interface RunResult {
   readonly rejectCodes: Readonly<Record<string, number>>;
   /** Vendor answers by status (`reset`, `refused`, `hang` for lost connections); empty against a target. */
   readonly statuses: Readonly<Record<string, number>>;
-  readonly latency: Readonly<Record<'all' | 'pos' | 'batch', HdrHistogram>>;
+  readonly latency: Readonly<Record<'all' | 'pos' | 'batch', LatencyHistogram>>;
   readonly attempts: number;
   readonly throttledAnswers: number;
   readonly failovers: number;
@@ -222,6 +228,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     if (mode === 'loopback') {
       for (const node of ['primary', 'fallback'] as const) {
         if (node === 'fallback' && !s.nodes.fallback) continue;
+        // msw and ioredis are optional peers: loaded only by the runs that use them.
+        const { serveHandlers, vendorHandlers } = await withPeer(
+          () => import('./handlers.js'),
+          'msw',
+          'loopback mode',
+        );
         const server = await serveHandlers((base) => vendorHandlers(model!, node, base));
         servers.push(server);
         urls[node] = server.url;
@@ -241,7 +253,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const series = new Series(Math.max(1000, Math.ceil(span / 300 / 1000) * 1000));
   const phi = new PhiScanner();
   const oracle = new PhiOracle(options.phiOracleSample);
-  const latency = { all: new HdrHistogram(), pos: new HdrHistogram(), batch: new HdrHistogram() };
+  const latency = { all: new LatencyHistogram(), pos: new LatencyHistogram(), batch: new LatencyHistogram() };
   const outcomes: Record<string, number> = {};
   const rejectCodes: Record<string, number> = {};
   const transitions: Array<{ at: number; key: string; from: string; to: string; reason: string }> = [];
@@ -333,6 +345,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const warnings: string[] = [];
   if (options.store !== undefined) {
     if (virtual) throw new Error('a shared store runs on real time: use --loopback or --target with --store');
+    const { Redis } = await withPeer(() => import('ioredis'), 'ioredis', '--store');
     redis = new Redis(options.store, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -477,6 +490,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         error: logLine('error'),
       },
       onEvent,
+      telemetry: options.telemetry ?? false,
     });
     return gen;
   };
