@@ -7,32 +7,15 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { BreakerEvent, Breakers } from '@rxgate/breaker';
 import { breakerTelemetry } from '@rxgate/breaker/otel';
-import { limiterTelemetry } from '@rxgate/ratelimit/otel';
+import { limiterTelemetry, type MeterLike } from '@rxgate/ratelimit/otel';
 import type { RouterLimiter } from './options.js';
 import type { RouterEvent } from './telemetry.js';
 
 /** Attribute values as OpenTelemetry takes them. Names of nodes, lanes, verdicts: never patient data. */
 export type Attributes = Readonly<Record<string, string | number | boolean>>;
 
-/** The part of an OpenTelemetry `Meter` the router uses (any `metrics.getMeter(...)` fits). */
-export interface RouterMeter {
-  createCounter(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): { add(value: number, attributes?: Attributes): void };
-  createHistogram(
-    name: string,
-    options?: { description?: string; unit?: string; advice?: { explicitBucketBoundaries?: number[] } },
-  ): { record(value: number, attributes?: Attributes): void };
-  createObservableGauge(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): {
-    addCallback(
-      callback: (result: { observe(value: number, attributes?: Attributes): void }) => void | Promise<void>,
-    ): void;
-  };
-}
+/** The part of an OpenTelemetry `Meter` the router uses (any `metrics.getMeter(...)` fits): the limiter's. */
+export type RouterMeter = MeterLike;
 
 interface SpanLike {
   setAttribute(key: string, value: string | number | boolean): unknown;
