@@ -42,10 +42,11 @@ export interface RouterTelemetryOptions {
 }
 
 interface OtelApi {
-  metrics: { getMeter(name: string, version?: string): RouterMeter };
+  metrics: { getMeter(name: string, version?: string): RouterMeter; getMeterProvider(): object };
   trace: {
     getTracer(name: string, version?: string): RouterTracer;
     setSpan(context: unknown, span: SpanLike): unknown;
+    getTracerProvider(): object & { getDelegate?(): object };
   };
   context: { active(): unknown };
 }
@@ -118,8 +119,11 @@ export class RouterOtel {
   readonly #breakers: ReturnType<typeof breakerTelemetry>;
   readonly #limiter: ReturnType<typeof limiterTelemetry>;
 
-  constructor(a: OtelApi, o: RouterTelemetryOptions, version: string) {
+  readonly #traces: boolean;
+
+  constructor(a: OtelApi, o: RouterTelemetryOptions, version: string, traces = true) {
     this.#api = a;
+    this.#traces = traces;
     const m = o.meter ?? a.metrics.getMeter(SCOPE, version);
     this.#tracer = o.tracer ?? a.trace.getTracer(SCOPE, version);
     const advice = { explicitBucketBoundaries: DURATION_BOUNDARIES };
@@ -199,14 +203,15 @@ export class RouterOtel {
         if (e.status !== undefined) attrs['http.response.status_code'] = e.status;
         this.#attempts.add(1, attrs);
         this.#attemptDuration.record(e.latencyMs / 1000, attrs);
-        this.#open(e.correlationId).attempts.push({
-          node: e.node,
-          attempt: e.attempt,
-          verdict: e.verdict,
-          status: e.status,
-          start: now - e.latencyMs,
-          end: now,
-        });
+        if (this.#traces)
+          this.#open(e.correlationId).attempts.push({
+            node: e.node,
+            attempt: e.attempt,
+            verdict: e.verdict,
+            status: e.status,
+            start: now - e.latencyMs,
+            end: now,
+          });
         break;
       }
       case 'decision': {
@@ -214,18 +219,19 @@ export class RouterOtel {
         const [kind, reason = kind] = e.decision.split(':') as [string, string | undefined];
         if (kind === 'wait' && e.waitMs !== undefined)
           this.#waits.record(e.waitMs / 1000, { 'rxgate.wait.reason': reason });
-        this.#open(e.correlationId).decisions.push({
-          name: e.decision,
-          at: now,
-          ...(e.waitMs === undefined ? {} : { waitMs: e.waitMs }),
-        });
+        if (this.#traces)
+          this.#open(e.correlationId).decisions.push({
+            name: e.decision,
+            at: now,
+            ...(e.waitMs === undefined ? {} : { waitMs: e.waitMs }),
+          });
         break;
       }
       case 'outcome': {
         const attrs = { 'rxgate.lane': e.lane, 'rxgate.outcome': e.kind };
         this.#claims.add(1, attrs);
         this.#claimDuration.record(e.elapsedMs / 1000, attrs);
-        this.#span(e, now);
+        if (this.#traces) this.#span(e, now);
         break;
       }
       case 'audit':
@@ -305,9 +311,19 @@ export function routerOtel(options: RouterTelemetryOptions | false | undefined):
   if (options === false) return undefined;
   const a = loadOtelApi();
   if (a === undefined) return undefined;
+  // With no provider registered (the API's no-op ones) and none given, there is nothing to
+  // record to: the router skips OpenTelemetry altogether (register the SDK before creating it).
+  const o = options ?? {};
+  const tracerProvider = a.trace.getTracerProvider();
+  const meters = o.meter !== undefined || !isNoop(a.metrics.getMeterProvider());
+  const traces = o.tracer !== undefined || !isNoop(tracerProvider.getDelegate?.() ?? tracerProvider);
+  if (!meters && !traces) return undefined;
   version ??= (
     JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
   ).version;
-  return new RouterOtel(a, options ?? {}, version);
+  return new RouterOtel(a, o, version, traces);
 }
 let version: string | undefined;
+
+// The API's stand-ins when no SDK is registered: NoopMeterProvider, NoopTracerProvider.
+const isNoop = (provider: object): boolean => provider.constructor.name.startsWith('Noop');
