@@ -19,10 +19,13 @@ const RANKS = [
 /**
  * Latencies in milliseconds on Node's HDR histogram (`perf_hooks.createHistogram`): every value
  * counts, in constant memory. A percentile is within the histogram's significant digits of the
- * value at that rank (3 by default: 0.1 %, and 1 µs), never above the largest value recorded.
+ * value at that rank (3 by default: 0.1 %, and 1 µs), never above the largest value recorded (kept exactly).
  */
 export class LatencyHistogram {
   readonly #h: RecordableHistogram;
+  // The largest value exactly (the histogram's own max is its bucket's highest value: a pos
+  // claim of 1200 ms read 1200.13, past its deadline).
+  #max = 0;
 
   /** @param figures significant digits kept (1–5): 3 for a run's totals, 2 for chart buckets. */
   constructor(figures = 3) {
@@ -30,6 +33,7 @@ export class LatencyHistogram {
   }
 
   record(ms: number): void {
+    if (ms > this.#max) this.#max = ms;
     this.#h.record(Math.min(HIGHEST, Math.round(Math.max(0, ms || 0) * 1000) + 1));
   }
 
@@ -51,7 +55,7 @@ export class LatencyHistogram {
     return this.#h.count;
   }
   get max(): number {
-    return this.#h.count === 0 ? 0 : ms(this.#h.max);
+    return this.#max;
   }
 
   /** The value at percentile `p` (0–100), nearest rank: the ⌈p·n⌉-th smallest value. */
@@ -63,7 +67,7 @@ export class LatencyHistogram {
   // Node's percentile rounds its rank (⌊p·n + ½⌋): asked just below `rank`, it answers at it.
   #atRank(rank: number): number {
     const n = this.#h.count;
-    return ms(Math.min(this.#h.max, this.#h.percentile(((rank - 0.25) / n) * 100)));
+    return Math.min(this.#max, ms(this.#h.percentile(((rank - 0.25) / n) * 100)));
   }
 
   /** Counts by value at rank (every half percent, finer into the tail), for drawing and merging. */
@@ -75,7 +79,7 @@ export class LatencyHistogram {
     for (const r of RANKS) {
       const upTo = r === 100 ? n : Math.ceil((r / 100) * n);
       if (upTo <= taken) continue;
-      const v = this.#atRank(upTo);
+      const v = upTo === n ? this.#max : this.#atRank(upTo); // the last is the max, exactly
       const last = out.at(-1);
       if (last !== undefined && last[0] === v) last[1] += upTo - taken;
       else out.push([v, upTo - taken]);
