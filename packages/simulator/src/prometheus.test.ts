@@ -21,7 +21,7 @@ function samples(page: string, metric: string): Map<string, number> {
 describe('Prometheus metrics (--metrics-port)', () => {
   it('a scrape during a loopback run finds the claim counters', async () => {
     const base = await loadScenario('steady');
-    const s = parseScenario({ ...base, traffic: { ...base.traffic, durationMs: 3000, ratePerSecond: 40 } });
+    const s = parseScenario({ ...base, traffic: { ...base.traffic, durationMs: 4000, ratePerSecond: 40 } });
     const endpoint = await servePrometheus(0);
     let scrape: Promise<{ page: string; settled: number }> | undefined;
     const result = await runScenario(s, {
@@ -29,7 +29,7 @@ describe('Prometheus metrics (--metrics-port)', () => {
       telemetry: endpoint.telemetry,
       // Once some claims have ended, and while the run goes on: one scrape, as Prometheus would.
       onProgress: (p) => {
-        if (scrape === undefined && p.settled >= 10 && p.elapsedMs < 2500) {
+        if (scrape === undefined && p.settled >= 10 && p.elapsedMs < 2000) {
           const settled = p.settled;
           scrape = fetch(endpoint.url).then(async (r) => ({ page: await r.text(), settled }));
         }
