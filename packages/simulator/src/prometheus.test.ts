@@ -21,15 +21,16 @@ function samples(page: string, metric: string): Map<string, number> {
 describe('Prometheus metrics (--metrics-port)', () => {
   it('a scrape during a loopback run finds the claim counters', async () => {
     const base = await loadScenario('steady');
-    const s = parseScenario({ ...base, traffic: { ...base.traffic, durationMs: 4000, ratePerSecond: 40 } });
+    const s = parseScenario({ ...base, traffic: { ...base.traffic, durationMs: 6000, ratePerSecond: 40 } });
     const endpoint = await servePrometheus(0);
     let scrape: Promise<{ page: string; settled: number }> | undefined;
     const result = await runScenario(s, {
       mode: 'loopback',
       telemetry: endpoint.telemetry,
-      // Once some claims have ended, and while the run goes on: one scrape, as Prometheus would.
+      // Once some claims have ended (at the 1 s, 2 s or 3 s progress report), with seconds of the
+      // run still to go: one scrape, as Prometheus would.
       onProgress: (p) => {
-        if (scrape === undefined && p.settled >= 10 && p.elapsedMs < 2000) {
+        if (scrape === undefined && p.settled >= 5 && p.elapsedMs < 4000) {
           const settled = p.settled;
           scrape = fetch(endpoint.url).then(async (r) => ({ page: await r.text(), settled }));
         }
