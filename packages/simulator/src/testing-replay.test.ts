@@ -43,4 +43,19 @@ describe('InvariantError replay line', () => {
     assert.equal(report.claims, r.claims);
     assert.equal(JSON.parse(readFileSync(file!, 'utf8')).seed, scenario!.seed);
   });
+
+  it('replays a saved run of --claims without --duration (its scenario held an undefined key: the hash differed)', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'rxgate-replay-')), 'run.json');
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', cli, 'run', 'steady', '--claims', '30', '--out', out],
+      {
+        encoding: 'utf8',
+      },
+    );
+    assert.ok(run.status === 0 || run.status === 1, run.stderr);
+    const replay = spawnSync(process.execPath, ['--import', 'tsx', cli, 'replay', out], { encoding: 'utf8' });
+    assert.equal(replay.status, 0, replay.stderr);
+    assert.match(replay.stdout, /30 claims/);
+  });
 });
