@@ -4,7 +4,9 @@
 // under packages/), installs the tarballs in an empty directory with fast-check (the kit's one
 // required peer) as a consumer would, counts the packages installed, and runs the kit there:
 // a generated scenario, its invariants, and its replay file through the installed rxgate-sim.
-// Fails when the count reaches LIMIT, or msw or ioredis (optional peers) came along.
+// `--count-only` installs and counts only (74 for the tree before the kit's peers); `--keep`
+// leaves the directory. Fails when the count reaches LIMIT, or msw or ioredis (optional peers)
+// came along.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 const LIMIT = 15;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
+// --count-only: install and count, run nothing (to count an older tree's install).
+const countOnly = process.argv.includes('--count-only');
 const fastCheck = JSON.parse(
   readFileSync(join(root, 'node_modules/fast-check/package.json'), 'utf8'),
 ).version;
@@ -66,6 +70,12 @@ const walk = (dir) => {
 };
 walk(join(app, 'node_modules'));
 installed.sort();
+
+if (countOnly) {
+  console.log(`installed ${installed.length} packages: ${installed.join(', ')}`);
+  if (!keep) rmSync(work, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // The kit in use: a generated scenario in virtual time, its invariants; a broken one's replay file.
 writeFileSync(
