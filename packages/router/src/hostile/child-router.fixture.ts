@@ -16,17 +16,30 @@ interface Config {
   secret: string;
   /** The control: the memory ledger, which the README says does not survive a restart. */
   memory?: boolean;
+  /** A shared Redis ledger instead of the file (the takeover scenario). */
+  redisUrl?: string;
+  leaseMs?: number;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as Config;
 const claims = JSON.parse(await readFile(config.claimsFile, 'utf8')) as unknown[];
+let ledgerOption: Record<string, unknown> = config.memory
+  ? { ledger: new MemoryLedger() }
+  : { ledgerPath: config.ledgerPath };
+if (config.redisUrl) {
+  const { Redis } = await import('ioredis');
+  const { RedisLedger } = await import('../redis/index.js');
+  const redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  ledgerOption = { ledger: new RedisLedger({ redis, leaseMs: config.leaseMs ?? 1500 }) };
+}
 const router = createRouter({
   nodes: [
     { name: 'primary', url: config.primary },
     { name: 'secondary', url: config.secondary },
   ],
   sharedIdempotency: false,
-  ...(config.memory ? { ledger: new MemoryLedger() } : { ledgerPath: config.ledgerPath }),
+  ...ledgerOption,
   audit: new MemoryAuditLog(),
   limiter: createLimiter({ account: { ratePerSecond: 1000, burst: 1000, concurrency: 64 } }),
   breakers: createBreakers({
@@ -51,4 +64,4 @@ await Promise.all(
   }),
 );
 await router.close();
-process.stdout.write(`${JSON.stringify({ done: true })}\n`);
+process.stdout.write(`${JSON.stringify({ done: true })}\n`, () => process.exit(0));

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { Outcome } from '../index.js';
+import { type Outcome, parseDeadLetter, serializeDeadLetter } from '../index.js';
 import {
   assertNoPhi,
   assertStaysWhereCommitted,
@@ -86,7 +86,7 @@ describe('hostile: commit then 5xx, then failover', () => {
       {
         weight: 3,
         arbitrary: fc
-          .constantFrom(500, 502, 504)
+          .constantFrom(408, 500, 502, 504)
           .map((status) => ({ kind: 'gateway-after-commit', status }) as Fault),
       },
       {
@@ -97,6 +97,15 @@ describe('hostile: commit then 5xx, then failover', () => {
       },
       { weight: 1, arbitrary: fc.constant<Fault>({ kind: 'hold-after-commit' }) },
       { weight: 1, arbitrary: fc.constant<Fault>({ kind: 'reset-after-commit' }) },
+      { weight: 1, arbitrary: fc.constant<Fault>({ kind: 'hold-then-commit' }) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<Fault>(
+          { kind: 'garbled-200-after-commit' },
+          { kind: 'paid-with-number-amounts' },
+          { kind: 'reset-before-commit' },
+        ),
+      },
       {
         weight: 1,
         arbitrary: fc.constantFrom<Fault>(
@@ -162,7 +171,20 @@ describe('hostile: commit then 5xx, then failover', () => {
                 );
             }
             assert.deepEqual(v.book.paidTwice(), [], 'paid twice by content (first phase)');
-            // Phase two: both nodes healthy, held answers released, every claim resubmitted.
+            // Phase two: every dead letter stored as text, read back and resubmitted (batch) by
+            // the same router while the primary refuses connections.
+            const letters = h.deadLetters.take().map((l) => parseDeadLetter(serializeDeadLetter(l)));
+            await v.primary.down();
+            v.fallback.fault = () => ({ kind: 'ok' });
+            const resubmitted = await within(
+              Promise.all(letters.map((l) => h.router.resubmit(l, { lane: 'batch' }))),
+              30_000,
+              'dead letters resubmitted',
+            );
+            for (const o of resubmitted) assert.ok(KINDS.has(o.kind), o.kind);
+            assert.deepEqual(v.book.paidTwice(), [], 'paid twice by content (dead letters resubmitted)');
+            assertStaysWhereCommitted(v.book, [v.primary, v.fallback]);
+            // Phase three: both nodes healthy, held answers released, every claim resubmitted.
             v.primary.releaseHeld();
             v.fallback.releaseHeld();
             v.primary.fault = () => ({ kind: 'ok' });
@@ -178,7 +200,7 @@ describe('hostile: commit then 5xx, then failover', () => {
             assertStaysWhereCommitted(v.book, [v.primary, v.fallback]);
             assertNoPhi(
               h.capture,
-              [...settled.map((s) => s.o), ...again],
+              [...settled.map((s) => s.o), ...resubmitted, ...again],
               h.audit,
               claims.flatMap((c) => c.phi),
             );
@@ -188,7 +210,7 @@ describe('hostile: commit then 5xx, then failover', () => {
           }
         },
       ),
-      { numRuns: Number(process.env.HOSTILE_RUNS ?? 12) },
+      { numRuns: Number(process.env.HOSTILE_RUNS ?? 8) },
     );
   });
 });

@@ -19,7 +19,21 @@ import type { Socket } from 'node:net';
 export type Fault =
   | { readonly kind: 'ok' }
   /** The upstream adjudicates (commits), the gateway in front answers this status instead. */
-  | { readonly kind: 'gateway-after-commit'; readonly status: 500 | 502 | 504 }
+  | { readonly kind: 'gateway-after-commit'; readonly status: 408 | 500 | 502 | 504 }
+  /** Commits, then a 200 whose body is a gateway's HTML page (unreadable). */
+  | { readonly kind: 'garbled-200-after-commit' }
+  /** Commits and pays, but the amounts are JSON numbers (the contract: never taken as paid). */
+  | { readonly kind: 'paid-with-number-amounts' }
+  /** Pays, and the answer carries the patient segment back (310-CA, 311-CB, 304-C4, 302-C2). */
+  | { readonly kind: 'paid-echoing-patient' }
+  /** 400 naming the field and echoing its value (and the names), nothing committed. */
+  | { readonly kind: 'invalid-echoing-value'; readonly field: string }
+  /** Commits; the gateway's 502 page dumps the request it forwarded. */
+  | { readonly kind: 'gateway-dump-after-commit' }
+  /** Rejects 70 and echoes the patient segment. */
+  | { readonly kind: 'reject-echoing-patient' }
+  /** Resets the connection before the upstream saw the claim (nothing committed). */
+  | { readonly kind: 'reset-before-commit' }
   /** The gateway fails before the upstream saw the claim (nothing committed). */
   | { readonly kind: 'gateway-before-commit'; readonly status: 500 | 502 | 504 }
   /** Commits, then never answers (until `releaseHeld()` or close): past any read timeout. */
@@ -29,7 +43,13 @@ export type Fault =
   /** Commits, then resets the connection. */
   | { readonly kind: 'reset-after-commit' }
   /** 429 with Retry-After in seconds or as an HTTP date; nothing committed. */
-  | { readonly kind: 'throttle'; readonly form: 'seconds' | 'date'; readonly seconds: number }
+  | {
+      readonly kind: 'throttle';
+      readonly form: 'seconds' | 'date';
+      readonly seconds: number;
+      /** The processor's clock against ours, in seconds (its Date header and Retry-After date). */
+      readonly skewSeconds?: number;
+    }
   /** 503 maintenance with Retry-After seconds; nothing committed. */
   | { readonly kind: 'maintenance'; readonly seconds: number };
 
@@ -323,6 +343,41 @@ export class VendorNode extends EventEmitter {
       case 'gateway-after-commit':
         this.#commit(content, key, seen.seq);
         return send(res, fault.status, '<html>gateway timeout</html>', { 'Content-Type': 'text/html' });
+      case 'garbled-200-after-commit':
+        this.#commit(content, key, seen.seq);
+        return send(res, 200, '<html><body>Service temporarily unavailable</body></html>', {
+          'Content-Type': 'text/html',
+        });
+      case 'paid-with-number-amounts': {
+        const s = this.#commit(content, key, seen.seq);
+        const p = JSON.parse(s.body) as Record<string, unknown>;
+        const numeric = { ...p };
+        for (const k of ['505-F5', '506-F6', '509-F9'])
+          if (typeof p[k] === 'string') numeric[k] = Number(p[k]);
+        return send(res, 200, numeric);
+      }
+      case 'paid-echoing-patient': {
+        const s = this.#commit(content, key, seen.seq);
+        const p = JSON.parse(s.body) as Record<string, unknown>;
+        return send(res, 200, { ...p, ...patientSegment(body) });
+      }
+      case 'invalid-echoing-value':
+        return send(res, 400, {
+          error: 'invalid',
+          field: fault.field,
+          value: body[fault.field],
+          message: `bad ${fault.field} ${String(body[fault.field])} for ${String(body['310-CA'])} ${String(body['311-CB'])}`,
+        });
+      case 'gateway-dump-after-commit':
+        this.#commit(content, key, seen.seq);
+        return send(res, 502, `<html><pre>upstream error; request was: ${text}</pre></html>`, {
+          'Content-Type': 'text/html',
+        });
+      case 'reject-echoing-patient':
+        return send(res, 200, { '112-AN': 'R', '511-FB': ['70'], ...patientSegment(body) });
+      case 'reset-before-commit':
+        req.socket.destroy();
+        return;
       case 'gateway-before-commit':
         return send(res, fault.status, '<html>bad gateway</html>', { 'Content-Type': 'text/html' });
       case 'hold-after-commit': {
@@ -363,6 +418,12 @@ export class VendorNode extends EventEmitter {
         return send(res, 503, { error: 'maintenance' }, { 'Retry-After': String(fault.seconds) });
     }
   }
+}
+
+function patientSegment(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ['302-C2', '310-CA', '311-CB', '304-C4']) if (body[k] !== undefined) out[k] = body[k];
+  return out;
 }
 
 function send(

@@ -2,75 +2,14 @@
 // process is killed (SIGKILL) with some answers of the fallback still unsent; it restarts on the
 // same default file ledger with the primary back and the same claims resubmitted.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import { startChild } from './child.fixture.js';
 import { SECRET, within } from './harness.fixture.js';
 import { type GeneratedClaim, makeClaim, seeded, twoNodes } from './independent-vendor.fixture.js';
-
-const CHILD = fileURLToPath(new URL('./child-router.fixture.ts', import.meta.url));
-const PKG = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Line {
-  ready?: boolean;
-  done?: boolean;
-  i?: number;
-  kind?: string;
-  node?: string;
-}
-
-function startChild(config: object): {
-  child: ChildProcess;
-  lines: Line[];
-  next(pred: (l: Line) => boolean): Promise<Line>;
-  exit: Promise<number | null>;
-} {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(config)], {
-    cwd: PKG,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Line[] = [];
-  const waiters: Array<{ pred: (l: Line) => boolean; resolve: (l: Line) => void }> = [];
-  let stderr = '';
-  child.stderr?.on('data', (b: Buffer) => {
-    stderr += b.toString();
-  });
-  createInterface({ input: child.stdout! }).on('line', (text) => {
-    let l: Line;
-    try {
-      l = JSON.parse(text) as Line;
-    } catch {
-      return;
-    }
-    lines.push(l);
-    for (const w of [...waiters])
-      if (w.pred(l)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(l);
-      }
-  });
-  const exit = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      if (code !== 0 && code !== null) process.stderr.write(`child stderr:\n${stderr}\n`);
-      resolve(code);
-    }),
-  );
-  return {
-    child,
-    lines,
-    exit,
-    next(pred) {
-      const found = lines.find(pred);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve) => waiters.push({ pred, resolve }));
-    },
-  };
-}
 
 async function scenario(opts: { n: number; held: ReadonlySet<number>; killAtCommit: number; seed: number }) {
   const dir = await mkdtemp(join(tmpdir(), 'hostile-restart-'));
@@ -151,6 +90,68 @@ async function scenario(opts: { n: number; held: ReadonlySet<number>; killAtComm
 describe('hostile: kill -9 after failover, restart on the default file ledger', () => {
   it('8 claims, 4 answers held by the fallback at the kill: none goes to the primary after restart', async () => {
     await scenario({ n: 8, held: new Set([1, 3, 5, 7]), killAtCommit: 8, seed: 1 });
+  });
+
+  it('killed while the primary held 6 paid claims (a 504 storm then silence): restarted with the primary refusing, none goes to the fallback', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hostile-restart-'));
+    const rand = seeded(55);
+    const claims = Array.from({ length: 6 }, (_, i) => makeClaim(3500, i, rand));
+    // First request of each claim: a 504 after commit; then the answer is held (timeout after commit).
+    const v = await twoNodes({
+      primary: (r) =>
+        r.n <= 6 ? { kind: 'gateway-after-commit', status: 504 } : { kind: 'hold-after-commit' },
+    });
+    const claimsFile = join(dir, 'claims.json');
+    await writeFile(claimsFile, JSON.stringify(claims.map((c) => c.raw)));
+    const config = {
+      primary: v.primary.url,
+      secondary: v.fallback.url,
+      ledgerPath: join(dir, 'ledger.jsonl'),
+      claimsFile,
+      lane: 'batch',
+      secret: SECRET,
+    };
+    try {
+      const one = startChild(config);
+      await within(
+        v.primary.waitForRequest((r) => r.n >= 8),
+        60_000,
+        'retries held on the primary',
+      );
+      one.child.kill('SIGKILL');
+      await within(one.exit, 10_000, 'exit');
+      assert.equal(v.fallback.seen.length, 0, 'failed over before the kill');
+      await v.primary.down();
+      const two = startChild(config);
+      await within(
+        two.next((l) => l.done === true),
+        60_000,
+        'run 2',
+      );
+      assert.equal(await two.exit, 0);
+      assert.equal(
+        v.fallback.seen.length,
+        0,
+        `${v.fallback.seen.length} pinned claims sent to the fallback after restart`,
+      );
+      const outs = two.lines.filter((l) => l.i !== undefined);
+      assert.equal(outs.length, 6);
+      for (const l of outs) assert.equal(l.kind, 'needs-reconciliation', `claim ${l.i}: ${l.kind}`);
+      v.primary.fault = () => ({ kind: 'ok' });
+      await v.primary.up();
+      const three = startChild(config);
+      await within(
+        three.next((l) => l.done === true),
+        60_000,
+        'run 3',
+      );
+      for (const l of three.lines.filter((x) => x.i !== undefined))
+        assert.ok(['paid', 'duplicate'].includes(l.kind ?? ''), `run 3 claim ${l.i}: ${l.kind}`);
+      for (const c of claims) assert.equal(v.book.paidCount(c.content), 1);
+    } finally {
+      await v.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('the oracle is not blind: the same story on the memory ledger sends claims paid on the fallback to the primary', async () => {
