@@ -18,6 +18,8 @@ interface Config {
   memory?: boolean;
   /** A shared Redis ledger instead of the file (the takeover scenario). */
   redisUrl?: string;
+  /** Submitted after the parent writes `go` on stdin (after the first batch ended). */
+  claimsFile2?: string;
   leaseMs?: number;
 }
 
@@ -63,5 +65,22 @@ await Promise.all(
     process.stdout.write(`${JSON.stringify({ i, kind: o.kind, node, path: o.path })}\n`);
   }),
 );
+if (config.claimsFile2) {
+  const more = JSON.parse(await readFile(config.claimsFile2, 'utf8')) as unknown[];
+  process.stdout.write(`${JSON.stringify({ batch1: true })}\n`);
+  await new Promise<void>((resolve) => {
+    process.stdin.on('data', (b: Buffer) => {
+      if (b.toString().includes('go')) resolve();
+    });
+  });
+  await Promise.all(
+    more.map(async (raw, j) => {
+      const o = await router.submit(raw, { lane: config.lane });
+      const node = 'node' in o ? o.node : undefined;
+      const reason = 'reason' in o ? o.reason : undefined;
+      process.stdout.write(`${JSON.stringify({ i: claims.length + j, kind: o.kind, node, reason })}\n`);
+    }),
+  );
+}
 await router.close();
 process.stdout.write(`${JSON.stringify({ done: true })}\n`, () => process.exit(0));

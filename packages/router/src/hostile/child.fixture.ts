@@ -9,6 +9,8 @@ const PKG = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Line {
   ready?: boolean;
+  batch1?: boolean;
+  reason?: string;
   done?: boolean;
   i?: number;
   kind?: string;
@@ -23,7 +25,7 @@ export function startChild(config: object): {
 } {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(config)], {
     cwd: PKG,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   const lines: Line[] = [];
   const waiters: Array<{ pred: (l: Line) => boolean; resolve: (l: Line) => void }> = [];

@@ -40,7 +40,10 @@ describe('hostile: PHI echoed by vendors and in bad input', () => {
       const o = await within(h.router.submit(c.raw, { lane: 'pos' }), 5000, 'submit');
       assertNoPhi(h.capture, [o], h.audit, c.phi);
       assert.ok(h.capture.events.length >= 2, 'events were captured');
-      assert.ok((h.audit as unknown as { records: unknown[] }).records.length >= 1, 'audit records were captured');
+      assert.ok(
+        (h.audit as unknown as { records: unknown[] }).records.length >= 1,
+        'audit records were captured',
+      );
       h.capture.add({ nested: { claim: c.raw } });
       assert.equal(h.capture.findPhi(c.phi).length, c.phi.length);
     } finally {

@@ -87,7 +87,59 @@ async function takeover(where: 'primary' | 'secondary') {
       claims.flatMap((c) => c.phi),
     );
   } finally {
-    await within(survivor.router.close(), 10_000, 'close').catch(() => undefined);
+    await within(survivor.router.close(), 10_000, 'close');
+    redis.disconnect();
+    await v.close();
+    await redisServer.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function crossProcessJoiner() {
+  const redisServer = await startRedis();
+  const dir = await mkdtemp(join(tmpdir(), 'hostile-join-'));
+  const c = makeClaim(6100, 0, seeded(63));
+  const v = await twoNodes({ primary: () => ({ kind: 'hold-then-commit' }) });
+  const claimsFile = join(dir, 'claims.json');
+  await writeFile(claimsFile, JSON.stringify([c.raw]));
+  const redis = new Redis(redisServer.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  await new Promise<void>((r) => redis.once('ready', () => r()));
+  const other = makeRouter([v.primary, v.fallback], { ledger: new RedisLedger({ redis, leaseMs: 1500 }) });
+  try {
+    const owner = startChild({
+      primary: v.primary.url,
+      secondary: v.fallback.url,
+      ledgerPath: join(dir, 'unused.jsonl'),
+      claimsFile,
+      lane: 'batch',
+      secret: SECRET,
+      redisUrl: redisServer.url,
+      leaseMs: 1500,
+    });
+    await within(
+      v.primary.waitForRequest((r) => r.content === c.content),
+      60_000,
+      'owner request',
+    );
+    const t0 = Date.now();
+    const pos = await within(other.router.submit(c.raw, { lane: 'pos', deadline: t0 + 300 }), 5000, 'pos');
+    const ms = Date.now() - t0;
+    assert.ok(ms <= 300 + 400, `the pos joiner in another process took ${ms} ms of 300`);
+    assert.equal(pos.kind, 'in-flight-elsewhere');
+    assert.equal(v.primary.requests, 1, 'the joiner sent nothing');
+    v.primary.fault = () => ({ kind: 'ok' });
+    v.primary.releaseHeld();
+    await within(
+      owner.next((l) => l.done === true),
+      30_000,
+      'owner done',
+    );
+    const after = await within(other.router.submit(c.raw, { lane: 'pos' }), 5000, 'after');
+    assert.ok(isPaidKind(after), after.kind);
+    assert.equal(v.book.paidCount(c.content), 1);
+    assertNoPhi(other.capture, [pos, after], other.audit, c.phi);
+  } finally {
+    await within(other.router.close(), 10_000, 'close');
     redis.disconnect();
     await v.close();
     await redisServer.close();
@@ -96,6 +148,9 @@ async function takeover(where: 'primary' | 'secondary') {
 }
 
 describe('hostile: Redis takeover after the owner is killed', { skip }, () => {
+  it('a pos submission joining a claim owned by another process settles by its own deadline; paid once', async () => {
+    await crossProcessJoiner();
+  });
   it('owner killed with 4 claims committed on the primary (answers held): the survivor never sends them to the fallback', async () => {
     await takeover('primary');
   });
