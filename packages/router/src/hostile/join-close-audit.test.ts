@@ -9,7 +9,7 @@ import { JsonlAuditLog, type Outcome, replayAudit } from '../index.js';
 import { assertNoPhi, isPaidKind, KINDS, makeRouter, within } from './harness.fixture.js';
 import { makeClaim, seeded, twoNodes } from './independent-vendor.fixture.js';
 
-const SLACK = 400;
+const SLACK = 1000; // real timers on a loaded 2-core VM; the bug overran its budget by 2,151 ms
 
 async function timed<T>(p: Promise<T>): Promise<{ value: T; ms: number }> {
   const t0 = Date.now();
