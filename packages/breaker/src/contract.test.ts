@@ -1045,6 +1045,8 @@ describe('the system clock', () => {
 
   it('fires a timer, a negative delay at once, and cancels one', async () => {
     const order: string[] = [];
+    // The clock's timers are unref'd: a ref'd one keeps this test's event loop alive meanwhile.
+    const keepAlive = setTimeout(() => {}, 10_000);
     await new Promise<void>((resolve) => {
       systemClock.setTimer(-5, () => order.push('negative'));
       const cancelled = systemClock.setTimer(1, () => order.push('cancelled'));
@@ -1054,6 +1056,7 @@ describe('the system clock', () => {
         resolve();
       });
     });
+    clearTimeout(keepAlive);
     assert.deepEqual(order, ['negative', 'five']);
   });
 
