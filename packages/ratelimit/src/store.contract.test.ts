@@ -326,3 +326,40 @@ describe('MemoryStore: evictIdle', () => {
     near(store.snapshot(a, 2000).tokens, 0, 'snapshot sees the same level');
   });
 });
+
+describe('MemoryStore: takes over several levels keep what one level would', () => {
+  it('a budget counts the takes made together with the account', () => {
+    const store = new MemoryStore();
+    const account = level('acct', 100, 50);
+    const payer = level('p', 100, 10);
+    store.adjust(payer, { budget: { count: 2, until: 1000 } }, 0);
+    assert.equal(store.take([account, payer], 1, 0), 0);
+    assert.equal(store.take([account, payer], 1, 0), 0);
+    assert.equal(store.take([account, payer], 1, 100), 900, 'the payer’s budget is spent until its end');
+    assert.equal(store.take([account], 1, 100), 0, 'the account alone has no budget');
+  });
+
+  it('a reset after takes made together gives back what the configured rate allows', () => {
+    const store = new MemoryStore();
+    const account = level('acct', 100, 50);
+    const payer = level('p', 10, 10);
+    store.take([account, payer], 10, 0);
+    store.adjust(payer, { capTokens: 0 }, 0);
+    store.adjust(payer, { fill: true }, 500);
+    near(store.snapshot(payer, 500).tokens, 5, 'half a second at 10/s');
+    store.take([account, payer], 1, 10_000);
+    store.adjust(payer, { capTokens: 0 }, 10_000);
+    store.adjust(payer, { fill: true }, 10_050);
+    near(store.snapshot(payer, 10_050).tokens, 9.5, 'the take at 10 s, half paid back 50 ms later');
+  });
+
+  it('a reset counts the configured debt from the last take, not from an earlier idle moment', () => {
+    const store = new MemoryStore();
+    const a = level('a', 1, 3);
+    store.take([a], 3, 0);
+    store.take([a], 1, 10_000);
+    store.adjust(a, { capTokens: 0 }, 10_000);
+    store.adjust(a, { fill: true }, 10_500);
+    near(store.snapshot(a, 10_500).tokens, 2.5, 'the take at 10 s is half paid back at 10.5 s');
+  });
+});
