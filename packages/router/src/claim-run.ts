@@ -7,6 +7,7 @@ import { type CommitState, maySendTo } from './commit-state.js';
 import type { RouterContext } from './context.js';
 import { type Action, type ClaimState, decide, isDowntime, type Lane, type Step, tally } from './decide.js';
 import { repairedKey } from './idempotency.js';
+import { requestKeyOf } from './ledger.js';
 import type { Outcome, OutcomeBase, PaidAmounts } from './outcome.js';
 import { ClaimSignal } from './signal.js';
 import { sleep } from './sleep.js';
@@ -45,9 +46,11 @@ export class ClaimRun {
     readonly deadline: number,
     readonly payer: string,
     commit: CommitState,
+    /** The identity's attempt generation (the ledger's): the key this run sends under. */
+    readonly generation = 0,
   ) {
     this.commit = commit;
-    this.requestKey = claimKey;
+    this.requestKey = requestKeyOf(claimKey, generation);
     this.productId = claim.productId;
   }
 
@@ -67,6 +70,7 @@ export class ClaimRun {
     o.path = this.path;
     o.attempts = this.attempts;
     o.elapsedMs = now - this.start;
+    if (this.generation !== 0) o.generation = this.generation;
     if (this.snapshotVersion !== undefined) o.snapshotVersion = this.snapshotVersion;
     return o;
   }
@@ -243,7 +247,7 @@ async function repair(
   }
   r.productId = entry.ndc;
   r.body = undefined;
-  r.requestKey = repairedKey(r.claimKey, 1);
+  r.requestKey = repairedKey(requestKeyOf(r.claimKey, r.generation), 1);
   r.ctx.rec.decision(r, r.path, 'repair', { snapshotVersion: cw.version });
   return undefined;
 }
@@ -279,9 +283,13 @@ const NEGATIVE = {
 } as const;
 const NEGATIVE_CODES = ['04', '70'] as const;
 
-/** The negative cache's key for what a 04 or a 70 names. */
-function negativeKey(code: '04' | '70', payer: string, productId: string): string {
-  return code === '70' ? `ndc:${productId}` : `route:${payer}`;
+/**
+ * The negative cache's key for what a 04 or a 70 names, scoped to the payer that said it: an
+ * unknown product per BIN/PCN and NDC (another payer's formulary may well list it), an unknown
+ * route per BIN/PCN.
+ */
+export function negativeKey(code: '04' | '70', payer: string, productId: string): string {
+  return code === '70' ? `ndc:${payer}:${productId}` : `route:${payer}`;
 }
 
 function negativeReject(code: '04' | '70', local: boolean): OutcomeBody {

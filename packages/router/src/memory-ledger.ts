@@ -37,6 +37,15 @@ export class MemoryLedger implements Ledger {
     return RESOLVED;
   }
 
+  reopen(identity: string): Promise<void> {
+    this.#table.reopen(identity, 0);
+    return RESOLVED;
+  }
+
+  lookup(identity: string): Promise<{ outcome: Outcome | undefined; generation: number }> {
+    return Promise.resolve(this.#table.lookup(identity));
+  }
+
   /** Where the claim may be committed now (for tests and tools). */
   commitOf(identity: string): CommitState {
     return this.#table.commitOf(identity);

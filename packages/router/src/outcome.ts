@@ -13,6 +13,11 @@ export interface OutcomeBase {
   readonly attempts: number;
   /** From submit to outcome, on the router's clock. */
   readonly elapsedMs: number;
+  /**
+   * Which attempt generation of the claim's identity answered (absent for 0, the first): one
+   * more after each payer reject and each accepted reversal, each sent under its own key.
+   */
+  readonly generation?: number;
   /** The crosswalk snapshot version, when a repair consulted it. */
   readonly snapshotVersion?: string;
   /**

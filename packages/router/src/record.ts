@@ -198,6 +198,7 @@ function handle(cache: Map<string, CounterHandle>, key: string, make: () => Coun
 /** The PHI-free fields of an outcome for the audit log (amounts as decimal strings). */
 export function auditView(o: Outcome): Record<string, unknown> {
   const view: Record<string, unknown> = { kind: o.kind, attempts: o.attempts, elapsedMs: o.elapsedMs };
+  if (o.generation !== undefined) view.generation = o.generation;
   switch (o.kind) {
     case 'paid':
     case 'approved':

@@ -136,6 +136,7 @@ export function createRouter(options: RouterOptions): Router {
         deadline,
         `${claim.bin}/${claim.pcn}`,
         commit,
+        a.generation,
       );
       return own(r, so.signal);
     }
