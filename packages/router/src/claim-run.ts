@@ -1,4 +1,4 @@
-import type { Verdict } from '@rxgate/classifier';
+import type { Amounts, RejectCodeInfo, Verdict } from '@rxgate/classifier';
 import type { TimerHandle } from '@rxgate/ratelimit';
 import { Decimal } from 'decimal.js';
 import { attempt } from './attempt.js';
@@ -192,10 +192,20 @@ export async function runClaim(r: ClaimRun): Promise<Outcome> {
       case 'reconcile':
         ctx.rec.decision(r, r.path, 'park-for-reconciliation', { node: action.node });
         await putLetter(r, action.reason, action.node);
-        return r.finish({ kind: 'needs-reconciliation', reason: action.reason, node: action.node });
+        return r.finish({
+          kind: 'needs-reconciliation',
+          reason: action.reason,
+          node: action.node,
+          codes: codesOf(step),
+        });
       case 'dead-letter':
         await putLetter(r, action.reason, undefined);
-        return r.finish({ kind: 'dead-lettered', reason: action.reason, lane: 'batch' });
+        return r.finish({
+          kind: 'dead-lettered',
+          reason: action.reason,
+          lane: 'batch',
+          codes: codesOf(step),
+        });
       case 'handed-over':
         ctx.rec.decision(r, r.path, 'handed-over');
         return r.finish({ kind: 'in-flight-elsewhere' });
@@ -214,6 +224,7 @@ async function putLetter(r: ClaimRun, reason: string, pinnedNode: string | undef
       at: r.ctx.o.clock.now(),
       claim: r.claim,
       ...(pinnedNode === undefined ? {} : { pinnedNode }),
+      ...(r.generation === 0 ? {} : { generation: r.generation }),
     });
   } catch {
     r.ctx.rec.log.error(
@@ -252,6 +263,20 @@ async function repair(
   return undefined;
 }
 
+/**
+ * The NCPDP codes that explain a claim that could not be adjudicated: the vendor's own reject
+ * codes when its last answer had some (a host error 92), else 99, host processing error (a
+ * transient failure retried to the end, a lost answer, a refusal before sending).
+ */
+function codesOf(step: Step): readonly string[] {
+  if (step.kind === 'verdict' && 'rejectCodes' in step.verdict) {
+    const codes = step.verdict.rejectCodes;
+    if (codes !== undefined && codes.length > 0) return codes.map((c) => c.code);
+  }
+  return HOST_ERROR;
+}
+const HOST_ERROR: readonly string[] = Object.freeze(['99']);
+
 function doneBody(v: Verdict, node: string): OutcomeBody {
   switch (v.kind) {
     case 'adjudicated': {
@@ -261,6 +286,7 @@ function doneBody(v: Verdict, node: string): OutcomeBody {
         node,
       };
       if (v.authorizationNumber !== undefined) o.authorizationNumber = v.authorizationNumber;
+      if (v.messages !== undefined) o.messages = v.messages;
       return o;
     }
     case 'duplicate': {
@@ -271,6 +297,15 @@ function doneBody(v: Verdict, node: string): OutcomeBody {
     case 'terminal-reject':
     case 'repairable':
       return rejected(v);
+    case 'client-error':
+      // A submitter-fixable reject (07, 09, 52, 62…): the payer answered; the pharmacist fixes it.
+      if (v.rejectCodes !== undefined && v.rejectCodes.length > 0)
+        return rejected({
+          ...v,
+          rejectCodes: v.rejectCodes,
+          priorAuthRequired: v.priorAuthRequired ?? false,
+        });
+      throw new Error(`not a final verdict: ${v.kind}`);
     default:
       throw new Error(`not a final verdict: ${v.kind}`);
   }
@@ -296,19 +331,34 @@ function negativeReject(code: '04' | '70', local: boolean): OutcomeBody {
   return { kind: 'rejected', codes: [code], group: NEGATIVE[code].group, priorAuthRequired: false, local };
 }
 
-function amounts(a: { patientPay?: string; ingredientCostPaid?: string; totalPaid?: string }): PaidAmounts {
+function amounts(a: Amounts): PaidAmounts {
   const out: Mutable<PaidAmounts> = {};
   if (a.patientPay !== undefined) out.patientPay = new Decimal(a.patientPay);
   if (a.ingredientCostPaid !== undefined) out.ingredientCostPaid = new Decimal(a.ingredientCostPaid);
   if (a.totalPaid !== undefined) out.totalPaid = new Decimal(a.totalPaid);
+  if (a.copay !== undefined) out.copay = new Decimal(a.copay);
+  if (a.coinsurance !== undefined) out.coinsurance = new Decimal(a.coinsurance);
+  if (a.deductible !== undefined) out.deductible = new Decimal(a.deductible);
   return out;
 }
 
-function rejected(verdict: Extract<Verdict, { kind: 'terminal-reject' | 'repairable' }>): OutcomeBody {
+function rejected(verdict: {
+  readonly rejectCodes: readonly RejectCodeInfo[];
+  readonly priorAuthRequired: boolean;
+  readonly messages?: readonly string[];
+}): OutcomeBody {
   const codes = verdict.rejectCodes.map((c) => c.code);
   const group =
     verdict.rejectCodes.find((c) => c.group === 'terminal')?.group ??
     verdict.rejectCodes[0]?.group ??
     'unknown';
-  return { kind: 'rejected', codes, group, priorAuthRequired: verdict.priorAuthRequired, local: false };
+  const o: Mutable<OutcomeBody> = {
+    kind: 'rejected',
+    codes,
+    group,
+    priorAuthRequired: verdict.priorAuthRequired,
+    local: false,
+  };
+  if (verdict.messages !== undefined) o.messages = verdict.messages;
+  return o;
 }

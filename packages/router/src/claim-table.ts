@@ -1,5 +1,12 @@
 import { type CommitState, UNSENT } from './commit-state.js';
-import { type Admission, advancesGeneration, closes, isFinal, LostOwnershipError } from './ledger.js';
+import {
+  type Admission,
+  advancesGeneration,
+  closes,
+  isFinal,
+  type LedgerView,
+  LostOwnershipError,
+} from './ledger.js';
 import type { Outcome } from './outcome.js';
 
 /** One claim as an embedded ledger holds it in memory. */
@@ -115,9 +122,9 @@ export class ClaimTable {
     return e.generation;
   }
 
-  lookup(identity: string): { outcome: Outcome | undefined; generation: number } {
+  lookup(identity: string): LedgerView {
     const e = this.#claims.get(identity);
-    return { outcome: e?.outcome, generation: e?.generation ?? 0 };
+    return { outcome: e?.outcome, generation: e?.generation ?? 0, commit: e?.commit ?? UNSENT };
   }
 
   commitOf(identity: string): CommitState {

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '@rxgate/ratelimit';
 import { answer, ClaimTable } from './claim-table.js';
 import { type CommitState, UNSENT } from './commit-state.js';
 import { FileJournal, type Journal } from './journal.js';
-import { type Admission, advancesGeneration, closes, type Ledger } from './ledger.js';
+import { type Admission, advancesGeneration, closes, type Ledger, type LedgerView } from './ledger.js';
 import { deserializeOutcome, type Outcome, serializeOutcome } from './outcome.js';
 
 export interface JournalLedgerOptions {
@@ -131,7 +131,7 @@ export class JournalLedger implements Ledger {
     await this.#write({ g: identity, n, at });
   }
 
-  async lookup(identity: string): Promise<{ outcome: Outcome | undefined; generation: number }> {
+  async lookup(identity: string): Promise<LedgerView> {
     if (!this.#replayed) await this.#ready;
     return this.#table.lookup(identity);
   }

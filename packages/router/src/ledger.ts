@@ -48,9 +48,16 @@ export interface Ledger {
    * its next generation, so a rebill is sent under a fresh key.
    */
   reopen(identity: string): Promise<void>;
-  /** What the ledger holds of an identity without owning it: its stored outcome and generation. */
-  lookup(identity: string): Promise<{ readonly outcome: Outcome | undefined; readonly generation: number }>;
+  /** What the ledger holds of an identity without owning it: stored outcome, generation, commit state. */
+  lookup(identity: string): Promise<LedgerView>;
   close(): Promise<void>;
+}
+
+/** An identity as the ledger holds it, read without owning it. */
+export interface LedgerView {
+  readonly outcome: Outcome | undefined;
+  readonly generation: number;
+  readonly commit: CommitState;
 }
 
 /** Outcomes that close an identity: stored, and answered to every later submission. */

@@ -1,6 +1,6 @@
 import { answer, ClaimTable } from './claim-table.js';
 import type { CommitState } from './commit-state.js';
-import type { Admission, Ledger } from './ledger.js';
+import type { Admission, Ledger, LedgerView } from './ledger.js';
 import type { Outcome } from './outcome.js';
 
 const RESOLVED = Promise.resolve();
@@ -42,7 +42,7 @@ export class MemoryLedger implements Ledger {
     return RESOLVED;
   }
 
-  lookup(identity: string): Promise<{ outcome: Outcome | undefined; generation: number }> {
+  lookup(identity: string): Promise<LedgerView> {
     return Promise.resolve(this.#table.lookup(identity));
   }
 

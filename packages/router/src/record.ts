@@ -209,6 +209,9 @@ export function auditView(o: Outcome): Record<string, unknown> {
       if (o.amounts.ingredientCostPaid !== undefined)
         view.ingredientCostPaid = decimalFixed(o.amounts.ingredientCostPaid, 2);
       if (o.amounts.totalPaid !== undefined) view.totalPaid = decimalFixed(o.amounts.totalPaid, 2);
+      if (o.amounts.copay !== undefined) view.copay = decimalFixed(o.amounts.copay, 2);
+      if (o.amounts.coinsurance !== undefined) view.coinsurance = decimalFixed(o.amounts.coinsurance, 2);
+      if (o.amounts.deductible !== undefined) view.deductible = decimalFixed(o.amounts.deductible, 2);
       break;
     case 'rejected':
       view.codes = o.codes;
@@ -218,11 +221,13 @@ export function auditView(o: Outcome): Record<string, unknown> {
     case 'dead-lettered':
       view.reason = o.reason;
       view.lane = o.lane;
+      if (o.codes !== undefined) view.codes = o.codes;
       if (o.pinnedNode !== undefined) view.pinnedNode = o.pinnedNode;
       break;
     case 'needs-reconciliation':
       view.reason = o.reason;
       view.node = o.node;
+      if (o.codes !== undefined) view.codes = o.codes;
       break;
     case 'invalid':
       view.fields = o.issues.map((i) => i.field);

@@ -8,6 +8,7 @@ import {
   closes,
   isFinal,
   type Ledger,
+  type LedgerView,
   LostOwnershipError,
 } from '../ledger.js';
 import type { NegativeCache } from '../negative-cache.js';
@@ -183,10 +184,18 @@ export class RedisLedger implements Ledger {
     await this.#redis.eval(REOPEN, 3, out, gen, pin, this.#outcomeTtlMs);
   }
 
-  async lookup(key: string): Promise<{ outcome: Outcome | undefined; generation: number }> {
-    const [out, , , , gen] = this.#keys(key);
-    const [text, g] = await Promise.all([this.#redis.get(out), this.#redis.get(gen)]);
-    return { outcome: text ? deserializeOutcome(text) : undefined, generation: Number(g ?? 0) };
+  async lookup(key: string): Promise<LedgerView> {
+    const [out, , , pin, gen] = this.#keys(key);
+    const [text, g, node] = await Promise.all([
+      this.#redis.get(out),
+      this.#redis.get(gen),
+      this.#redis.get(pin),
+    ]);
+    return {
+      outcome: text ? deserializeOutcome(text) : undefined,
+      generation: Number(g ?? 0),
+      commit: node ? { kind: 'pinned', node } : { kind: 'unsent' },
+    };
   }
 
   /** Stops renewals and the subscription (leases then expire on their own). */

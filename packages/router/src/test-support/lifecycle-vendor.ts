@@ -70,6 +70,12 @@ export function lifecyclePayer(base: string): LifecyclePayer {
   const adjudicate = (body: Record<string, unknown>, answer: PayerAnswer): Record<string, unknown> => {
     const c = contentKey(body);
     if (body['103-A3'] === 'B2') {
+      if ('reject' in answer)
+        return {
+          '112-AN': 'R',
+          '511-FB': answer.reject,
+          ...(answer.messages ? { '526-FQ': answer.messages } : {}),
+        };
       if ((v.paid.get(c) ?? 0) === 0) return { '112-AN': 'R', '511-FB': ['87'], '504-F4': 'NO PAID CLAIM' };
       bump(v.paid, c, -1);
       bump(v.reversals, c);
