@@ -1,4 +1,5 @@
 import { defaultCatalogue } from '@rxgate/classifier';
+import { decimalFixed } from './claim.js';
 import type { Outcome } from './outcome.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -16,8 +17,9 @@ export function explain(o: Outcome): string {
     case 'paid':
     case 'captured': {
       const a = o.amounts;
-      const pay = a.patientPay === undefined ? '' : ` Collect ${a.patientPay.toFixed(2)} from the patient`;
-      const plan = a.totalPaid === undefined ? '' : `; the plan pays ${a.totalPaid.toFixed(2)}`;
+      const pay =
+        a.patientPay === undefined ? '' : ` Collect ${decimalFixed(a.patientPay, 2)} from the patient`;
+      const plan = a.totalPaid === undefined ? '' : `; the plan pays ${decimalFixed(a.totalPaid, 2)}`;
       return `Paid by ${o.node}.${pay}${plan}${pay === '' && plan === '' ? '' : '.'}`;
     }
     case 'approved':

@@ -16,6 +16,8 @@ export function readSubmitOptions(given: unknown): SubmitOptionsRead {
   if (given === undefined) return EMPTY;
   if (typeof given !== 'object' || given === null)
     return { ok: false, issues: [{ field: 'options', message: 'must be an object' }] };
+  // The common case, `{}` (or a plain object of data properties): nothing to read twice.
+  if (Object.getPrototypeOf(given) === Object.prototype && isEmpty(given)) return EMPTY;
   const issues: FieldIssue[] = [];
   const out: { -readonly [K in keyof SubmitOptions]: SubmitOptions[K] } = {};
   const read = (name: keyof SubmitOptions): unknown => {
@@ -57,4 +59,9 @@ export function readSubmitOptions(given: unknown): SubmitOptionsRead {
     else issues.push({ field: 'options.pinnedNode', message: 'must be a node name' });
   }
   return issues.length > 0 ? { ok: false, issues } : { ok: true, options: out };
+}
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
 }
