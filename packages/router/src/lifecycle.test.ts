@@ -35,6 +35,12 @@ export async function payerNode(): Promise<{ url: string; payer: LifecyclePayer 
   return { url: server.url, payer };
 }
 
+/** The primary and the fallback, two payer nodes with their own idempotency stores. */
+const twoNodes = (p: { url: string }, s: { url: string }) => [
+  { name: 'primary', url: p.url },
+  { name: 'secondary', url: s.url },
+];
+
 function options(extra: Partial<RouterOptions> & Pick<RouterOptions, 'nodes'>): RouterOptions {
   return {
     idempotencySecret: SECRET,
@@ -171,10 +177,7 @@ describe('reversal and rebill (real HTTP)', () => {
     const s = await payerNode();
     const router = createRouter(
       options({
-        nodes: [
-          { name: 'primary', url: p.url },
-          { name: 'secondary', url: s.url },
-        ],
+        nodes: twoNodes(p, s),
       }),
     );
     // Paid on the secondary (the primary was down for it).
@@ -245,10 +248,7 @@ describe('reconciliation (real HTTP)', () => {
     const audit = new MemoryAuditLog();
     const router = createRouter(
       options({
-        nodes: [
-          { name: 'primary', url: p.url },
-          { name: 'secondary', url: s.url },
-        ],
+        nodes: twoNodes(p, s),
         deadLetters,
         audit,
         retry: { ambiguousRetries: 0, baseMs: 5, capMs: { pos: 20, batch: 20 } },
@@ -281,10 +281,7 @@ describe('reconciliation (real HTTP)', () => {
     const deadLetters = new MemoryDeadLetterQueue();
     const router = createRouter(
       options({
-        nodes: [
-          { name: 'primary', url: p.url },
-          { name: 'secondary', url: s.url },
-        ],
+        nodes: twoNodes(p, s),
         deadLetters,
         retry: { ambiguousRetries: 0, transientRetries: 0, baseMs: 5, capMs: { pos: 20, batch: 20 } },
       }),
