@@ -135,10 +135,12 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
     // The vendor measured its window's reset when it answered: half a round trip before we
     // read it, as NTP assumes (read as of now, each window would seem to end later than it does).
     const q = verdict.quota;
+    const key = o.quotaScope(q, r.payer);
     limiter.observe(
       q.resetSeconds !== undefined && latency > 0
         ? { ...q, resetSeconds: Math.max(0, q.resetSeconds - latency / 2000) }
         : q,
+      key === undefined ? undefined : { key },
     );
   }
   ctx.rec.attempt(r, r.attempts, node.name, verdict, latency, answered);
