@@ -1,5 +1,5 @@
 import { classify } from '@rxgate/classifier';
-import { createLimiter, isDeadlineExceededError, type Limiter } from '@rxgate/ratelimit';
+import { createLimiter, isDeadlineExceededError, type Limiter, type LimiterEvent } from '@rxgate/ratelimit';
 import { exponentialMs, logNormal, stream } from '../random.js';
 import { VirtualClock } from '../virtual-clock.js';
 import { AwsAdaptiveReference } from './aws-adaptive.js';
@@ -43,6 +43,8 @@ export interface ZooRunOptions {
   /** Every claim's budget. @default an hour */
   readonly budgetMs?: number;
   readonly seed?: number;
+  /** The limiter's events (adapted, paused, …), for a look at one run. */
+  readonly onLimiterEvent?: (event: LimiterEvent, now: number) => void;
 }
 
 export interface ZooRunResult {
@@ -88,6 +90,9 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
     limiter = createLimiter({
       account: { ratePerSecond: o.client.ratePerSecond, burst: o.client.burst },
       clock,
+      ...(o.onLimiterEvent === undefined
+        ? {}
+        : { onEvent: (e: LimiterEvent) => o.onLimiterEvent?.(e, clock.now()) }),
       ...(o.client.maxRatePerSecond === undefined
         ? {}
         : { adaptive: { maxRatePerSecond: o.client.maxRatePerSecond } }),
