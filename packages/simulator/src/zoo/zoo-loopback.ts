@@ -74,7 +74,6 @@ export async function runZooLoopback(o: ZooLoopbackOptions): Promise<ZooRunResul
     account: { ratePerSecond: rate * o.configured.rateShare, burst: rate * o.configured.burstShare },
     clock: systemClock,
   });
-  if (process.env.ZOO_TRACE) limiter.on((e) => { if (e.type === 'adapted' || e.type === 'paused') console.log(Date.now() - start, JSON.stringify(e)); });
 
   const attempt = async (deadline: number): Promise<void> => {
     for (;;) {
