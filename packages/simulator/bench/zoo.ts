@@ -91,7 +91,7 @@ console.log(
 );
 console.log(table(header, rows));
 // Per-payer sub-quotas: the account's 20/s ("default") and 5/s for payer A ("per-payer"),
-// IETF headers, claims for A and B one in two: at most 5/s for A and 15/s for B, 100 %.
+// IETF headers, one claim in three for A: at most 5/s for A and 15/s for B, 100 %.
 const payerRows: string[][] = [];
 let payerCells = 0;
 let payerMet = 0;
@@ -129,7 +129,7 @@ for (const model of QUOTA_MODELS) {
     ]);
   }
 }
-console.log('\nPer-payer sub-quotas (account 20/s, payer A 5/s; claims for A and B one in two):\n');
+console.log('\nPer-payer sub-quotas (account 20/s, payer A 5/s; one claim in three for A):\n');
 console.log(table(header, payerRows));
 
 console.log(

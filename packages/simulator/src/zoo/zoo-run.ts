@@ -21,7 +21,7 @@ export interface ZooVendor {
   /**
    * A sub-quota the vendor keeps for one payer (`A`), of the same model, at this rate, named
    * `"per-payer"` in its IETF headers beside the account's `"default"` (IETF headers only).
-   * Claims are for payer A or B, one in two.
+   * One claim in three is for payer A, the rest for B (whose demand then exceeds its 15/s share).
    */
   readonly payerQuotaPerSecond?: number;
 }
@@ -182,7 +182,7 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
 
   const rate = model.ratePerSecond * o.load;
   const arrive = (): void => {
-    attempt(payerModel === undefined || payers() < 0.5 ? 'B' : 'A', clock.now() + budgetMs);
+    attempt(payerModel === undefined || payers() < 2 / 3 ? 'B' : 'A', clock.now() + budgetMs);
     const next = exponentialMs(arrivals, rate);
     if (clock.now() + next < end) clock.setTimer(next, arrive);
   };
