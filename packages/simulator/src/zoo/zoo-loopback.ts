@@ -6,7 +6,7 @@ import { undiciTransport } from '@rxgate/router';
 import { exponentialMs, logNormal, stream } from '../random.js';
 import { quotaModel } from './quota-models.js';
 import { answerOf } from './vendor-headers.js';
-import { LATENCY, type ZooRunResult, type ZooVendor } from './zoo-run.js';
+import { LATENCY, type ZooRunResult, type ZooVendor, zooResult } from './zoo-run.js';
 
 export interface ZooLoopbackOptions {
   readonly vendor: ZooVendor;
@@ -134,12 +134,5 @@ export async function runZooLoopback(o: ZooLoopbackOptions): Promise<ZooRunResul
   await transport.close?.();
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
-  const allowed = (rate * (end - measureFrom)) / 1000;
-  return {
-    goodputPct: (100 * admitted) / allowed,
-    throttledPct: admitted + refused === 0 ? 0 : (100 * refused) / (admitted + refused),
-    deadLettered,
-    admitted,
-    refused,
-  };
+  return zooResult((rate * (end - measureFrom)) / 1000, admitted, refused, deadLettered);
 }

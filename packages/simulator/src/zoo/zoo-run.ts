@@ -189,7 +189,16 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
   clock.setTimer(0, arrive);
   await clock.run(end);
   limiter?.close();
-  const allowed = (model.ratePerSecond * (durationMs - warmupMs)) / 1000;
+  return zooResult((model.ratePerSecond * (durationMs - warmupMs)) / 1000, admitted, refused, deadLettered);
+}
+
+/** A run's result from what the vendor admitted and refused while measured, and what its quota allowed then. */
+export function zooResult(
+  allowed: number,
+  admitted: number,
+  refused: number,
+  deadLettered: number,
+): ZooRunResult {
   return {
     goodputPct: (100 * admitted) / allowed,
     throttledPct: admitted + refused === 0 ? 0 : (100 * refused) / (admitted + refused),
