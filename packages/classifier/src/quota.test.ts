@@ -130,7 +130,11 @@ describe('parseQuota', () => {
 
     it('what the parser refuses is still read leniently, as before', () => {
       // Upper-case keys and spaces around "=" are not RFC 9651, but vendors send them.
-      assert.deepEqual(q('"default"; R=1; r = 4; t = 3'), { remaining: 4, resetSeconds: 3, policy: 'default' });
+      assert.deepEqual(q('"default"; R=1; r = 4; t = 3'), {
+        remaining: 4,
+        resetSeconds: 3,
+        policy: 'default',
+      });
       assert.equal(q(';;;'), undefined);
     });
   });
