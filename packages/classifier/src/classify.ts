@@ -360,6 +360,7 @@ function throttled(status: number, quota: QuotaSignal | undefined, reason: strin
   if (quota?.remaining !== undefined) signal.remaining = quota.remaining;
   if (quota?.resetSeconds !== undefined) signal.resetSeconds = quota.resetSeconds;
   if (quota?.retryAfterMs !== undefined) signal.retryAfterMs = quota.retryAfterMs;
+  if (quota?.policy !== undefined) signal.policy = quota.policy;
   signal.throttled = true;
   const wait = retryAfter(quota);
   return wait === undefined

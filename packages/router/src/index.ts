@@ -75,6 +75,7 @@ export type {
   PaidAmounts,
 } from './outcome.js';
 export { type ContainsPhi, type LogSafe, Phi } from './phi.js';
+export type { QuotaScopeOptions } from './quota-scope.js';
 export {
   type CanonicalReversal,
   type ReversalParse,

@@ -19,6 +19,7 @@ import { FileJournal } from './journal.js';
 import { JournalLedger } from './journal-ledger.js';
 import type { Ledger } from './ledger.js';
 import { MemoryNegativeCache, type NegativeCache } from './negative-cache.js';
+import { type QuotaScope, type QuotaScopeOptions, resolveQuotaScope } from './quota-scope.js';
 import type { Logger, Metrics, RouterEvent } from './telemetry.js';
 import { type Transport, undiciTransport } from './transport.js';
 
@@ -78,6 +79,8 @@ export interface RouterOptions {
   readonly parity?: (node: string) => boolean;
   /** The vendor quota. @default 10/s, burst 20 */
   readonly limiter?: RouterLimiter;
+  /** Which quota signals are a payer's (observed at the payer's key). @default all the account's */
+  readonly quotaScope?: QuotaScopeOptions;
   /** Breakers keyed `node:segment`. @default time-window 50% over 30 s, min 10 calls */
   readonly breakers?: Breakers;
   /** Bearer tokens; none means no Authorization header. */
@@ -155,6 +158,7 @@ export interface Resolved {
   readonly shared: boolean;
   readonly parity: (node: string) => boolean;
   readonly limiter: RouterLimiter;
+  readonly quotaScope: QuotaScope;
   readonly breakers: Breakers;
   readonly credentials: Credentials | undefined;
   readonly crosswalk: Crosswalk | undefined;
@@ -232,6 +236,7 @@ export function resolveOptions(options: RouterOptions): Resolved {
     shared: options.sharedIdempotency === true,
     parity: options.parity ?? (() => true),
     limiter: options.limiter ?? createLimiter({ account: { ratePerSecond: 10, burst: 20 }, clock }),
+    quotaScope: resolveQuotaScope(options.quotaScope),
     breakers:
       options.breakers ??
       createBreakers({
