@@ -95,6 +95,17 @@ export class Recorder {
     });
   }
 
+  /** The audit log's close failed: what it could not write is counted out, and the router closes all the same. */
+  auditCloseFailed(e: unknown): void {
+    const records = (e as { records?: unknown } | null)?.records;
+    if (typeof records === 'number' && records > 0) this.audit.drop(records);
+    else {
+      const code =
+        typeof (e as { code?: unknown } | null)?.code === 'string' ? (e as { code: string }).code : 'error';
+      this.log.error({ audit: 'close-failed', error: code }, 'audit log failing');
+    }
+  }
+
   /** A decision of the router about one claim (`wait:throttled`, `failover:transient`, …). */
   decision(s: Subject, path: string[], decision: string, extra?: Partial<Mutable<AuditRecord>>): void {
     path.push(decision);
@@ -198,6 +209,7 @@ function handle(cache: Map<string, CounterHandle>, key: string, make: () => Coun
 /** The PHI-free fields of an outcome for the audit log (amounts as decimal strings). */
 export function auditView(o: Outcome): Record<string, unknown> {
   const view: Record<string, unknown> = { kind: o.kind, attempts: o.attempts, elapsedMs: o.elapsedMs };
+  if (o.generation !== undefined) view.generation = o.generation;
   switch (o.kind) {
     case 'paid':
     case 'approved':
@@ -208,6 +220,9 @@ export function auditView(o: Outcome): Record<string, unknown> {
       if (o.amounts.ingredientCostPaid !== undefined)
         view.ingredientCostPaid = decimalFixed(o.amounts.ingredientCostPaid, 2);
       if (o.amounts.totalPaid !== undefined) view.totalPaid = decimalFixed(o.amounts.totalPaid, 2);
+      if (o.amounts.copay !== undefined) view.copay = decimalFixed(o.amounts.copay, 2);
+      if (o.amounts.coinsurance !== undefined) view.coinsurance = decimalFixed(o.amounts.coinsurance, 2);
+      if (o.amounts.deductible !== undefined) view.deductible = decimalFixed(o.amounts.deductible, 2);
       break;
     case 'rejected':
       view.codes = o.codes;
@@ -217,11 +232,13 @@ export function auditView(o: Outcome): Record<string, unknown> {
     case 'dead-lettered':
       view.reason = o.reason;
       view.lane = o.lane;
+      if (o.codes !== undefined) view.codes = o.codes;
       if (o.pinnedNode !== undefined) view.pinnedNode = o.pinnedNode;
       break;
     case 'needs-reconciliation':
       view.reason = o.reason;
       view.node = o.node;
+      if (o.codes !== undefined) view.codes = o.codes;
       break;
     case 'invalid':
       view.fields = o.issues.map((i) => i.field);

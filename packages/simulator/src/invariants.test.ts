@@ -1,5 +1,5 @@
 // The invariants as tables, on hand-made columns and series: exactly one outcome per claim, pos
-// deadlines, double payments by claim key, faults that never fired, throughput back within the
+// deadlines, faults that never fired, throughput back within the
 // allowed time after the last fault (90 % of what traffic and quota allow in a bucket), and the
 // report's lists of broken and slowest claims.
 import assert from 'node:assert/strict';
@@ -10,7 +10,6 @@ import {
   deadlineMisses,
   faultsNeverFired,
   notExactlyOnce,
-  paidTwice,
   slowestClaims,
 } from './invariants.js';
 import { loadScenario, parseScenario, type Scenario } from './scenario.js';
@@ -43,20 +42,7 @@ describe('deadline misses', () => {
   });
 });
 
-describe('paid twice, faults never fired', () => {
-  it('keys paid more than once', () => {
-    assert.deepEqual(
-      paidTwice(
-        new Map([
-          ['a', 1],
-          ['b', 2],
-          ['c', 3],
-        ]),
-      ),
-      ['b', 'c'],
-    );
-    assert.deepEqual(paidTwice([]), []);
-  });
+describe('faults never fired', () => {
   it('windows with no firing', () => assert.deepEqual(faultsNeverFired([3, 0, 1, 0]), [1, 3]));
 });
 

@@ -30,11 +30,6 @@ export function deadlineMisses(
   return out;
 }
 
-/** Claim keys the vendor paid more than once. */
-export function paidTwice(payments: Iterable<readonly [string, number]>): string[] {
-  return [...payments].filter(([, n]) => n > 1).map(([k]) => k);
-}
-
 /** Fault windows (by index) that never fired. */
 export function faultsNeverFired(fired: readonly number[]): number[] {
   return fired.flatMap((n, i) => (n === 0 ? [i] : []));

@@ -1,5 +1,6 @@
 import type { AuditRecord } from '@rxgate/router';
 import type { HdrHistogram } from './hdr.js';
+import type { ReconciliationCounts } from './reconciliation.js';
 import type { Scenario } from './scenario.js';
 import type { Series } from './series.js';
 
@@ -84,6 +85,8 @@ export interface RunResult {
   readonly spanMs: number;
   readonly claims: number;
   readonly outcomes: Readonly<Record<string, number>>;
+  /** Claims left maybe-committed (`needs-reconciliation`) by the run, and after `router.reconcile()` at its end. */
+  readonly reconciliation: ReconciliationCounts;
   readonly rejectCodes: Readonly<Record<string, number>>;
   /** Vendor answers by status (`reset`, `refused`, `hang` for lost connections); empty against a target. */
   readonly statuses: Readonly<Record<string, number>>;

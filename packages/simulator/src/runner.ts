@@ -12,10 +12,10 @@ import {
   deadlineMisses,
   faultsNeverFired,
   notExactlyOnce,
-  paidTwice,
   slowestClaims,
 } from './invariants.js';
 import { RunObservers } from './observers.js';
+import { reconcileAtEnd } from './reconciliation.js';
 import { lateToleranceMs, posBudgetMs, scenarioForMode, seriesBucketMs } from './run-plan.js';
 import type { Invariants, RunOptions, RunResult } from './run-types.js';
 import { type Scenario, scenarioHash } from './scenario.js';
@@ -98,6 +98,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
   if (env.vclock) await env.vclock.run();
   await traffic.done;
+  // At the end of the day, every claim left maybe-committed is asked again on its pinned node.
+  const reconciliation = await reconcileAtEnd(traffic.gen.router, observers.outcomes, env.vclock);
   traffic.cancelTimers();
   await traffic.gen.router.close();
   await store?.close();
@@ -120,7 +122,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const spanMs = traffic.lastSettledAt - start;
   const faultsFired = model ? [...model.faultsFired] : s.faults.map(() => 0);
   const invariants: Invariants = {
-    paidTwice: model ? paidTwice(model.payments) : [],
+    // Two payments standing at once, by content (a rebill after an accepted reversal is not).
+    paidTwice: model ? [...model.paidTwice] : [],
     paidTwiceChecked: model !== undefined,
     notExactlyOnce: once,
     phiFound: phi.found,
@@ -146,6 +149,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     spanMs,
     claims: total,
     outcomes: observers.outcomes,
+    reconciliation,
     rejectCodes: observers.rejectCodes,
     statuses: Object.fromEntries(model ? model.statuses : targetStatuses),
     latency: observers.latency,
