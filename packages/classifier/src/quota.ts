@@ -15,6 +15,11 @@ export interface QuotaSignal {
   readonly retryAfterMs?: number;
   /** The answer was a throttle (set by `classify` on 429 and 503-as-throttle). */
   readonly throttled?: boolean;
+  /**
+   * The name of the IETF policy (`RateLimit-Policy`) the signal comes from, when the vendor
+   * names its quotas: a quota it keeps per payer can then be fed to that payer's level only.
+   */
+  readonly policy?: string;
 }
 
 export interface QuotaOptions {
@@ -70,6 +75,7 @@ interface Policy {
   remaining?: number;
   resetSeconds?: number;
   windowSeconds?: number;
+  policy?: string;
 }
 
 /**
@@ -275,6 +281,7 @@ function parseIetf(rateLimit: string, rateLimitPolicy: string | undefined, now: 
     const pol = policy(num(q?.get('q')), r, t === undefined ? undefined : resetToSeconds(t, now));
     const w = num(q?.get('w'));
     if (w !== undefined) pol.windowSeconds = w;
+    pol.policy = item.name;
     out.push(pol);
   }
   return out;

@@ -14,4 +14,6 @@ export interface QuotaSignal {
   readonly retryAfterMs?: number;
   /** The answer was a throttle (429, or a 503 used as one). */
   readonly throttled?: boolean;
+  /** The vendor's name for the quota (an IETF `RateLimit-Policy` item); the limiter does not read it. */
+  readonly policy?: string;
 }

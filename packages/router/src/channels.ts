@@ -13,6 +13,7 @@ export const ROUTER_CHANNELS = {
   breaker: 'rxgate:router:breaker',
   credentials: 'rxgate:router:credentials',
   audit: 'rxgate:router:audit',
+  reconciled: 'rxgate:router:reconciled',
 } as const satisfies Record<RouterEvent['type'], string>;
 
 const channels = Object.fromEntries(

@@ -244,6 +244,9 @@ export class RouterOtel {
           'rxgate.node': e.node,
         });
         break;
+      case 'reconciled':
+        this.#events.add(1, { 'event.name': `reconciled:${e.kind}`, 'rxgate.node': e.node });
+        break;
       case 'breaker':
         this.#events.add(1, { 'event.name': `breaker:${e.to}` });
         break;
