@@ -112,9 +112,14 @@ export class ClaimTable {
     return waiters;
   }
 
-  /** An accepted reversal: the stored payment goes, the identity is unsent in its next generation. */
+  /**
+   * An accepted reversal: the stored payment goes, the identity is unsent in its next
+   * generation. Never under a live owner (a rebill already under way after an earlier reopen):
+   * its pin stands, and -1 says nothing changed.
+   */
   reopen(identity: string, at: number): number {
     const e = this.entry(identity);
+    if (e.owned) return -1;
     e.outcome = undefined;
     e.commit = UNSENT;
     e.generation++;

@@ -132,7 +132,7 @@ export class JournalLedger implements Ledger {
     if (!this.#replayed) await this.#ready;
     const at = this.#clock.now();
     const n = this.#table.reopen(identity, at);
-    await this.#write({ g: identity, n, at });
+    if (n >= 0) await this.#write({ g: identity, n, at });
   }
 
   async lookup(identity: string): Promise<LedgerView> {

@@ -214,6 +214,42 @@ describe('reversal and rebill (real HTTP)', () => {
     await router.close();
   });
 
+  it('a process stopped between the accepted reversal and the reopen: after the restart the rebill still reaches the payer (not the stale payment)', async () => {
+    const p = await payerNode();
+    const dir = await mkdtemp(join(tmpdir(), 'rxgate-reopen-'));
+    dirs.push(dir);
+    const path = join(dir, 'ledger.jsonl');
+    const first = await openFileLedger(path);
+    // The reopen after the accepted B2 never happens (the process dies right there).
+    const dying: Ledger = Object.assign(Object.create(first) as Ledger, {
+      reopen: () => Promise.reject(new Error('killed')),
+      begin: (k: string) => first.begin(k),
+      pin: (k: string, n: string) => first.pin(k, n),
+      unpin: (k: string) => first.unpin(k),
+      finish: (k: string, o: Parameters<Ledger['finish']>[1]) => first.finish(k, o),
+      lookup: (k: string) => first.lookup(k),
+      close: () => first.close(),
+    });
+    const router = createRouter(options({ nodes: [{ name: 'primary', url: p.url }], ledger: dying }));
+    assert.equal((await router.submit(rawClaim())).kind, 'paid');
+    assert.equal((await router.submit(reversalOf())).kind, 'approved');
+    await router.close();
+    const restarted = createRouter(
+      options({ nodes: [{ name: 'primary', url: p.url }], ledger: await openFileLedger(path) }),
+    );
+    const sentBefore = p.payer.requests.length;
+    const rebill = await restarted.submit(rawClaim({ '442-E7': '28.000' }));
+    assert.equal(rebill.kind, 'paid');
+    assert.equal(p.payer.requests.length, sentBefore + 1, 'the rebill was sent');
+    assert.equal(p.payer.requests.at(-1)!.replayed, false, 'under a fresh key, not the reversed one');
+    assert.equal(
+      [...p.payer.paid.values()].reduce((a, b) => a + b, 0),
+      1,
+      'one payment standing',
+    );
+    await restarted.close();
+  });
+
   it('a reversal rejected by the payer is surfaced with its codes, and the claim stays paid', async () => {
     const { url, payer } = await payerNode();
     const router = createRouter(options({ nodes: [{ name: 'primary', url }] }));

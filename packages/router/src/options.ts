@@ -19,8 +19,8 @@ import { FileJournal } from './journal.js';
 import { JournalLedger } from './journal-ledger.js';
 import type { Ledger } from './ledger.js';
 import { MemoryNegativeCache, type NegativeCache } from './negative-cache.js';
-import { type QuotaScope, type QuotaScopeOptions, resolveQuotaScope } from './quota-scope.js';
 import type { RouterTelemetryOptions } from './otel.js';
+import { type QuotaScope, type QuotaScopeOptions, resolveQuotaScope } from './quota-scope.js';
 import type { Logger, Metrics, RouterEvent } from './telemetry.js';
 import { type Transport, undiciTransport } from './transport.js';
 

@@ -141,7 +141,12 @@ export function createRouter(options: RouterOptions): Router {
           lane,
         );
       }
-      if (a.kind === 'done') return a.outcome;
+      if (a.kind === 'done') {
+        // A payment whose reversal the payer accepted, where the process stopped before the
+        // identity was reopened: reopened now, and the rebill goes to the payer.
+        if (pre === undefined && closesPayment(a.outcome) && (await reversedMeanwhile(claimKey))) continue;
+        return a.outcome;
+      }
       if (a.kind === 'in-flight') {
         // A joiner settles by its own deadline (or abort), whatever the owner does.
         const joined = await joinUntil(a.wait, deadline, so.signal);
@@ -294,6 +299,19 @@ export function createRouter(options: RouterOptions): Router {
     return submitParsed(parsed!.claim, correlationId, lane, start, so.options);
   }
 
+  /** Whether the paid generation of `b1Key` has an accepted reversal on record; reopens it if so. */
+  async function reversedMeanwhile(b1Key: string): Promise<boolean> {
+    try {
+      const { generation } = await o.ledger.lookup(b1Key);
+      const b2 = await o.ledger.lookup(`${requestKeyOf(b1Key, generation)}.b2`);
+      if (b2.outcome === undefined || !closesPayment(b2.outcome)) return false;
+      await o.ledger.reopen(b1Key);
+      return true;
+    } catch {
+      return false; // the ledger answers the stored payment; nothing is sent
+    }
+  }
+
   /**
    * A B2: it undoes the payment of its B1 identity, so it goes to the node that paid it (when
    * the ledger knows it), under its own key (the B1 generation it reverses, `.b2`). Accepted,
@@ -334,7 +352,7 @@ export function createRouter(options: RouterOptions): Router {
       target: paidOn,
     });
     // Reopened once, by the submission the payer answered (a repeat gets the stored answer).
-    const accepted = outcome.kind === 'approved' || outcome.kind === 'paid' || outcome.kind === 'captured';
+    const accepted = closesPayment(outcome);
     if (accepted && outcome.correlationId === correlationId) {
       try {
         await o.ledger.reopen(b1Key);
@@ -467,4 +485,9 @@ export function createRouter(options: RouterOptions): Router {
       return inFlight;
     },
   };
+}
+
+/** A payer's acceptance: of a B1, a payment; of a B2, the reversal. */
+function closesPayment(o: Outcome): boolean {
+  return o.kind === 'approved' || o.kind === 'paid' || o.kind === 'captured';
 }

@@ -67,8 +67,10 @@ if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
 if ARGV[5] == '1' then redis.call('PUBLISH', KEYS[3], ARGV[2]) else redis.call('PUBLISH', KEYS[3], '') end
 return 1
 `;
-// reopen (an accepted reversal): the stored payment goes, the pin too, the generation moves on.
+// reopen (an accepted reversal): the stored payment goes, the pin too, the generation moves on;
+// never under a live lease (a rebill already under way after an earlier reopen keeps its pin).
 const REOPEN = `
+if redis.call('EXISTS', KEYS[4]) == 1 then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('DEL', KEYS[3])
 redis.call('INCR', KEYS[2])
@@ -180,8 +182,8 @@ export class RedisLedger implements Ledger {
   }
 
   async reopen(key: string): Promise<void> {
-    const [out, , , pin, gen] = this.#keys(key);
-    await this.#redis.eval(REOPEN, 3, out, gen, pin, this.#outcomeTtlMs);
+    const [out, lease, , pin, gen] = this.#keys(key);
+    await this.#redis.eval(REOPEN, 4, out, gen, pin, lease, this.#outcomeTtlMs);
   }
 
   async lookup(key: string): Promise<LedgerView> {
