@@ -8,7 +8,7 @@ interface Op {
   readonly cancel: boolean;
 }
 
-describe('simulator VirtualClock', () => {
+describe('VirtualClock', () => {
   it('fires every timer not cancelled, in time order and ties in the order set, each at its own instant', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -98,5 +98,64 @@ describe('simulator VirtualClock', () => {
     await clock.run();
     assert.deepEqual(fired, ['first']);
     assert.equal(clock.fired, 1);
+  });
+});
+
+describe('VirtualClock, the tests’ API on the same rule', () => {
+  it('advance fires what is due within ms and moves time to now + ms; pending counts what is left', async () => {
+    const clock = new VirtualClock(100);
+    const fired: number[] = [];
+    clock.setTimer(5, () => fired.push(clock.now()));
+    const h = clock.setTimer(7, () => fired.push(-1));
+    clock.setTimer(20, () => fired.push(clock.now()));
+    h.cancel();
+    assert.equal(clock.pending, 2);
+    await clock.advance(10);
+    assert.deepEqual(fired, [105]);
+    assert.equal(clock.now(), 110);
+    assert.equal(clock.pending, 1);
+    await clock.advanceTo(90); // never backwards
+    assert.equal(clock.now(), 110);
+    await clock.runAll();
+    assert.deepEqual(fired, [105, 120]);
+  });
+
+  it('between instants it waits for a nextTick queued from a microtask (the simulator’s rule)', async () => {
+    const clock = new VirtualClock();
+    const log: string[] = [];
+    clock.setTimer(1, () => {
+      void Promise.resolve().then(() => process.nextTick(() => log.push(`tick at ${clock.now()}`)));
+    });
+    clock.setTimer(2, () => log.push(`next instant at ${clock.now()}`));
+    await clock.run();
+    assert.deepEqual(log, ['tick at 1', 'next instant at 2']);
+  });
+
+  it('every timer due at one instant fires before any continuation of that instant runs', async () => {
+    const clock = new VirtualClock();
+    const log: string[] = [];
+    clock.setTimer(3, () => void Promise.resolve().then(() => log.push('continuation')));
+    clock.setTimer(3, () => log.push('second timer'));
+    await clock.advance(3);
+    assert.deepEqual(log, ['second timer', 'continuation']);
+  });
+
+  it('runAll throws when timers keep coming past maxTimers', async () => {
+    const clock = new VirtualClock();
+    const again = (): void => void clock.setTimer(1, again);
+    again();
+    await assert.rejects(clock.runAll(50), /still timers after 50/);
+    assert.equal(clock.fired, 50);
+  });
+
+  it('advanceSync fires due timers in order without draining microtasks', () => {
+    const clock = new VirtualClock();
+    const log: string[] = [];
+    clock.setTimer(2, () => void Promise.resolve().then(() => log.push('later')));
+    clock.setTimer(1, () => log.push('one'));
+    clock.setTimer(9, () => log.push('nine'));
+    clock.advanceSync(5);
+    assert.deepEqual(log, ['one']);
+    assert.equal(clock.now(), 5);
   });
 });
