@@ -63,7 +63,11 @@ export function limiterPolicy(
   return {
     execute<T>(fn: PolicyFn<T>, context: ExecuteContext = EMPTY): Promise<T> {
       const key = context.key ?? '';
-      const p = limiter.run(key, () => fn(context), admission(context));
+      const run = () => fn(context);
+      const p =
+        context.lane === undefined && context.deadline === undefined && context.signal === undefined
+          ? limiter.run(key, run)
+          : limiter.run(key, run, admission(context));
       if (quotaOf === undefined) return p;
       return p.then((v) => {
         const q = quotaOf(v);

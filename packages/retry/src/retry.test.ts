@@ -84,7 +84,7 @@ describe('retryPolicy', () => {
           const ctx: ExecuteContext = deadline === undefined ? { key: 'k' } : { key: 'k', deadline };
           const done = policy
             .execute(async (c) => {
-              attempts.push(c.attempt ?? -1);
+              attempts.push(c.attempt ?? 0); // undefined is the first attempt (@default 0)
               const step = steps[calls++ % steps.length]!;
               if (step.ok) return step;
               throw Object.assign(new Error('fail'), { step });

@@ -113,19 +113,40 @@ export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
 
-  async function execute<T>(fn: PolicyFn<T>, context: ExecuteContext = EMPTY): Promise<T> {
+  // The first attempt without async machinery: most calls settle on it (a success, or an
+  // outcome the judge does not retry), and pay one `then` for the whole policy.
+  function execute<T>(fn: PolicyFn<T>, context: ExecuteContext = EMPTY): Promise<T> {
+    const first =
+      context.attempt === undefined || context.attempt === 0 ? context : { ...context, attempt: 0 };
+    return invoke(fn, first).then(
+      (value) => {
+        const settled: Settled<T> = { ok: true, value };
+        const j = judge(settled);
+        return j.retry ? retryFrom(fn, context, settled, j) : value;
+      },
+      (error: unknown) => {
+        if (context.signal?.aborted) throw error;
+        const settled: Settled<T> = { ok: false, error };
+        const j = judge(settled);
+        if (!j.retry) throw error;
+        return retryFrom(fn, context, settled, j);
+      },
+    );
+  }
+
+  // From a retryable outcome of attempt `retries`: decide, wait, try again, until it settles.
+  async function retryFrom<T>(
+    fn: PolicyFn<T>,
+    context: ExecuteContext,
+    first: Settled<T>,
+    firstJudgement: RetryJudgement,
+  ): Promise<T> {
     const signal = context.signal;
     let retries = 0;
     let previousMs = backoff.baseMs;
-    let ctx: ExecuteContext = context.attempt === 0 ? context : { ...context, attempt: 0 };
+    let settled = first;
+    let j = firstJudgement;
     for (;;) {
-      let settled: Settled<T>;
-      try {
-        settled = { ok: true, value: await invoke(fn, ctx) };
-      } catch (error) {
-        settled = { ok: false, error };
-      }
-      const j = settled.ok || !signal?.aborted ? judge(settled) : NO;
       const own = j.retry && retryAfter !== undefined ? retryAfter(settled) : undefined;
       const retryAfterMs = own ?? j.retryAfterMs;
       const backoffMs = j.retry ? backoffDelay(backoff, retries, previousMs, random()) : 0;
@@ -151,7 +172,12 @@ export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
         });
         await sleep(clock, d.delayMs, signal);
         if (signal?.aborted) throw signal.reason;
-        ctx = { ...context, attempt: retries };
+        try {
+          settled = { ok: true, value: await invoke(fn, { ...context, attempt: retries }) };
+        } catch (error) {
+          settled = { ok: false, error };
+        }
+        j = settled.ok || !signal?.aborted ? judge(settled) : NO;
         continue;
       }
       if (d.action === 'give-up') {
