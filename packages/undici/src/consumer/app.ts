@@ -55,8 +55,8 @@ check(
 const kinds: string[] = [];
 const agent = new Agent().compose(
   breaker(breakerPolicy(new CircuitBreaker({ ...adapters.breaker }))),
-  retry(retryPolicy({ backoff: { kind: 'full', baseMs: 1, capMs: 10 }, judge: adapters.retry })),
   classify({ verdictOf: adapters.verdictOf, onVerdict: (v) => kinds.push(v.kind) }),
+  retry(retryPolicy({ backoff: { kind: 'full', baseMs: 1, capMs: 10 }, judge: adapters.retry })),
   limit(limiterPolicy(limiter)),
 );
 const answer = await request(url, { dispatcher: agent });
