@@ -11,6 +11,7 @@ export {
   wrap,
 } from './policy.js';
 export type { QuotaSignal } from './quota-signal.js';
+export { type Random, seededRandom } from './random.js';
 export type { RetryJudgement, Settled } from './settled.js';
 export type { AbortSignalLike } from './signal.js';
 export { sleep } from './sleep.js';
