@@ -128,6 +128,28 @@ describe('undici interceptors over a loopback server', () => {
     await agent.close();
   });
 
+  it('a retried answer with a large body is drained, not handed on, and the final body arrives whole', async () => {
+    const big = createServer((_req, res) => {
+      const n = (hits.get('/big') ?? 0) + 1;
+      hits.set('/big', n);
+      res.writeHead(n === 1 ? 503 : 200);
+      res.end(Buffer.alloc(n === 1 ? 4 << 20 : 3 << 20, n === 1 ? 1 : 2));
+    });
+    big.listen(0, '127.0.0.1');
+    await once(big, 'listening');
+    const bigOrigin = `http://127.0.0.1:${(big.address() as AddressInfo).port}`;
+    const agent = new Agent().compose(
+      retry(retryPolicy({ backoff: { kind: 'full', baseMs: 1, capMs: 2 }, judge: adapters.retry })),
+    );
+    const res = await request(`${bigOrigin}/big`, { dispatcher: agent });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    assert.equal(res.statusCode, 200);
+    assert.equal(body.length, 3 << 20);
+    assert.ok(body.every((b) => b === 2));
+    await agent.close();
+    big.close();
+  });
+
   it('an abort while a retry waits ends the call with the abort and sends nothing more', async () => {
     scripts.set('/abort', [{ status: 503 }, { status: 503 }]);
     const agent = new Agent().compose(
