@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { wrap } from '@rxgate/core';
+import { type CallOutcome, wrap } from '@rxgate/core';
 import { createBreakers } from './breakers.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { isBrokenCircuitError, isPermitSettledError } from './errors.js';
 import { breakerPolicy } from './policy.js';
 
-const failOn5xx = (r: unknown) => ((r as { status: number }).status >= 500 ? 'failure' : 'success') as const;
+const failOn5xx = (r: unknown): CallOutcome =>
+  (r as { status: number }).status >= 500 ? 'failure' : 'success';
 
 describe('breakerPolicy and classifyResult', () => {
   it('a resolved 503 counts as a failure through classifyResult and opens the breaker', async () => {
