@@ -1,6 +1,7 @@
 export { type Clock, systemClock, type TimerHandle } from './clock.js';
 export { brand, errorGuard, isRxgateError, RxgateError } from './errors.js';
 export { LANES, type Lane } from './lane.js';
+export { type OptionChecks, optionChecks } from './option-checks.js';
 export type { CallOutcome } from './outcome.js';
 export {
   type ExecuteContext,
