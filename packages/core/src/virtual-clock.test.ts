@@ -159,3 +159,70 @@ describe('VirtualClock, the tests’ API on the same rule', () => {
     assert.equal(clock.now(), 5);
   });
 });
+
+describe('VirtualClock: advance, advanceSync and runAll keep run()’s order', () => {
+  // Timers that may set a follow-up timer (a continuation that sleeps again).
+  const plan = fc.array(
+    fc.record({
+      delay: fc.integer({ min: 0, max: 40 }),
+      again: fc.option(fc.integer({ min: 0, max: 40 }), { nil: undefined }),
+    }),
+    { maxLength: 25 },
+  );
+  const arm = (
+    clock: VirtualClock,
+    ops: ReadonlyArray<{ delay: number; again: number | undefined }>,
+    log: string[],
+  ): void => {
+    for (const [id, op] of ops.entries())
+      clock.setTimer(op.delay, () => {
+        log.push(`${id}@${clock.now()}`);
+        const again = op.again;
+        if (again !== undefined)
+          void Promise.resolve().then(() => clock.setTimer(again, () => log.push(`${id}'@${clock.now()}`)));
+      });
+  };
+
+  it('advancing in any steps fires what run() fires, at the same instants, in the same order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        plan,
+        fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 10 }),
+        async (ops, steps) => {
+          const a = new VirtualClock();
+          const want: string[] = [];
+          arm(a, ops, want);
+          await a.run();
+          const b = new VirtualClock();
+          const got: string[] = [];
+          arm(b, ops, got);
+          for (const s of steps) await b.advance(s);
+          await b.runAll();
+          assert.deepEqual(got, want);
+        },
+      ),
+    );
+  });
+
+  it('advanceSync fires the timers run() fires when no continuation sets one', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 25 }),
+        fc.integer({ min: 0, max: 50 }),
+        async (delays, until) => {
+          const ops = delays.map((delay) => ({ delay, again: undefined }));
+          const a = new VirtualClock();
+          const want: string[] = [];
+          arm(a, ops, want);
+          await a.run(until);
+          const b = new VirtualClock();
+          const got: string[] = [];
+          arm(b, ops, got);
+          b.advanceSync(until);
+          assert.deepEqual(got, want);
+          assert.equal(b.now(), a.now());
+        },
+      ),
+    );
+  });
+});
