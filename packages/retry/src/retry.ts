@@ -2,6 +2,7 @@ import {
   type Clock,
   type ExecuteContext,
   invoke,
+  optionChecks,
   type Policy,
   type PolicyFn,
   type RetryJudgement,
@@ -102,8 +103,8 @@ export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
   if (typeof options !== 'object' || options === null)
     throw new InvalidRetryOptionError('options', 'must be an object');
   const maxRetries = options.maxRetries ?? 3;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0)
-    throw new InvalidRetryOptionError('maxRetries', 'must be an integer >= 0');
+  if (!Number.isInteger(check.nonNegative('maxRetries', maxRetries)))
+    throw new InvalidRetryOptionError('maxRetries', 'must be a whole number >= 0');
   const backoff = resolveBackoff(options.backoff ?? { kind: 'full', baseMs: 1000, capMs: 30_000 });
   for (const name of ['judge', 'retryAfter', 'onGiveUp', 'onEvent', 'random'] as const)
     if (options[name] !== undefined && typeof options[name] !== 'function')
@@ -203,13 +204,14 @@ export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
   return { execute, maxRetries, backoff };
 }
 
+const check = optionChecks((option, problem) => new InvalidRetryOptionError(option, problem));
+
 function resolveBackoff(b: BackoffOptions): BackoffOptions {
   if (typeof b !== 'object' || b === null) throw new InvalidRetryOptionError('backoff', 'must be an object');
   if (b.kind !== 'full' && b.kind !== 'decorrelated')
     throw new InvalidRetryOptionError('backoff.kind', 'must be "full" or "decorrelated"');
-  if (typeof b.baseMs !== 'number' || !(b.baseMs >= 0) || !Number.isFinite(b.baseMs))
-    throw new InvalidRetryOptionError('backoff.baseMs', 'must be a finite number >= 0');
-  if (typeof b.capMs !== 'number' || !(b.capMs >= b.baseMs))
-    throw new InvalidRetryOptionError('backoff.capMs', 'must be a number >= baseMs');
-  return { kind: b.kind, baseMs: b.baseMs, capMs: b.capMs };
+  const baseMs = check.nonNegative('backoff.baseMs', b.baseMs);
+  const capMs = check.nonNegative('backoff.capMs', b.capMs);
+  if (capMs < baseMs) throw new InvalidRetryOptionError('backoff.capMs', 'must be >= baseMs');
+  return { kind: b.kind, baseMs, capMs };
 }

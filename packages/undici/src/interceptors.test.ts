@@ -8,7 +8,7 @@ import { classifierAdapters, type Verdict } from '@rxgate/classifier';
 import { wrap } from '@rxgate/core';
 import { createLimiter, limiterPolicy } from '@rxgate/ratelimit';
 import { retryPolicy } from '@rxgate/retry';
-import { Agent, request } from 'undici';
+import { Agent, request, fetch as undiciFetch } from 'undici';
 import { breaker, classify, limit, retry } from './index.js';
 
 // A loopback vendor answering from a script, per path: each request takes the next status.
@@ -148,6 +148,17 @@ describe('undici interceptors over a loopback server', () => {
     assert.ok(body.every((b) => b === 2));
     await agent.close();
     big.close();
+  });
+
+  it('undici.fetch through the composed agent is retried too (its handler is the legacy kind)', async () => {
+    scripts.set('/fetch', [{ status: 503 }]);
+    const agent = new Agent().compose(
+      retry(retryPolicy({ backoff: { kind: 'full', baseMs: 1, capMs: 2 }, judge: adapters.retry })),
+    );
+    const res = await undiciFetch(`${origin}/fetch`, { dispatcher: agent });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { path: '/fetch', status: 200, n: 2 });
+    await agent.close();
   });
 
   it('an abort while a retry waits ends the call with the abort and sends nothing more', async () => {
