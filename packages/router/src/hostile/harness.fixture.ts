@@ -1,0 +1,119 @@
+// A router as a new user would set one up from the README, wired to capture everything it logs,
+// emits and audits (for the plain-substring PHI scan).
+import assert from 'node:assert/strict';
+import { createBreakers } from '@rxgate/breaker';
+import { createLimiter } from '@rxgate/ratelimit';
+import {
+  type AuditLog,
+  createRouter,
+  MemoryAuditLog,
+  MemoryDeadLetterQueue,
+  MemoryLedger,
+  type Outcome,
+  type Router,
+  type RouterOptions,
+  undiciTransport,
+} from '../index.js';
+import { Capture, type VendorNode } from './independent-vendor.fixture.js';
+
+export const SECRET = 'hostile-12-secret-0123456789abcdef0123456789';
+
+export interface Harness {
+  readonly router: Router;
+  readonly capture: Capture;
+  readonly audit: AuditLog;
+  readonly deadLetters: MemoryDeadLetterQueue;
+}
+
+export function makeRouter(
+  nodes: readonly VendorNode[],
+  extra: Partial<RouterOptions> & { readTimeoutMs?: number } = {},
+): Harness {
+  const capture = new Capture();
+  const audit = extra.audit ?? new MemoryAuditLog();
+  const deadLetters = new MemoryDeadLetterQueue();
+  const { readTimeoutMs, ...rest } = extra;
+  const router = createRouter({
+    nodes: nodes.map((n) => ({ name: n.name, url: n.url })),
+    sharedIdempotency: false,
+    limiter: createLimiter({ account: { ratePerSecond: 1000, burst: 1000, concurrency: 64 } }),
+    transport: undiciTransport({ connectTimeoutMs: 500, readTimeoutMs: readTimeoutMs ?? 300 }),
+    ledger: new MemoryLedger(),
+    audit,
+    deadLetters,
+    idempotencySecret: SECRET,
+    retry: { baseMs: 5, capMs: { pos: 40, batch: 80 } },
+    // The README's defaults, with a short open period so a test run stays short.
+    breakers: createBreakers({
+      defaults: {
+        policy: { kind: 'time-window', windowMs: 30_000, minimumCalls: 10, failureRate: 0.5 },
+        openDuration: { initialMs: 150, maxMs: 600 },
+        maxProbes: 2,
+        successesToClose: 3,
+      },
+    }),
+    lanes: { pos: { default: 800, retail: 800, specialty: 1200 }, batch: { default: 6000 } },
+    logger: capture.logger,
+    onEvent: capture.onEvent,
+    ...rest,
+  });
+  return { router, capture, audit, deadLetters };
+}
+
+export const KINDS = new Set([
+  'paid',
+  'approved',
+  'captured',
+  'rejected',
+  'duplicate',
+  'dead-lettered',
+  'needs-reconciliation',
+  'invalid',
+  'in-flight-elsewhere',
+]);
+
+/** Resolves to the promise's value, or rejects naming `what` after `ms` (a bound, not a sync). */
+export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    t = setTimeout(() => reject(new Error(`${what}: not settled within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(t));
+}
+
+export function isPaidKind(o: Outcome): boolean {
+  return o.kind === 'paid' || o.kind === 'approved' || o.kind === 'captured' || o.kind === 'duplicate';
+}
+
+/** Once node X committed a claim's content, no other node ever receives that content. */
+export function assertStaysWhereCommitted(
+  book: { commits: Map<string, Map<string, number>> },
+  nodes: readonly { name: string; seen: readonly { content: string; seq: number }[] }[],
+): void {
+  for (const [content, byNode] of book.commits) {
+    const [first] = [...byNode].sort((a, b) => a[1] - b[1]);
+    if (!first) continue;
+    const [x, at] = first;
+    for (const n of nodes) {
+      if (n.name === x) continue;
+      const later = n.seen.filter((r) => r.content === content && r.seq > at);
+      assert.equal(
+        later.length,
+        0,
+        `${content} committed on ${x} (request ${at}) was later sent to ${n.name}`,
+      );
+    }
+  }
+}
+
+export function assertNoPhi(
+  capture: { add(v: unknown): void; findPhi(v: Iterable<string>): string[] },
+  outcomes: readonly Outcome[],
+  audit: unknown,
+  phi: readonly string[],
+): void {
+  for (const o of outcomes) capture.add(o);
+  capture.add(audit);
+  const hits = capture.findPhi(phi);
+  assert.deepEqual(hits, [], `PHI found: ${hits.slice(0, 3).join(' | ')}`);
+}
