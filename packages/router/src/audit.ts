@@ -39,6 +39,19 @@ export interface AuditLog {
 
 const RESOLVED = Promise.resolve();
 
+/** An audit log's close could not write the records it still held; `records` counts them. */
+export class AuditUnwrittenError extends Error {
+  readonly code = 'RXGATE_AUDIT_UNWRITTEN';
+  readonly records: number;
+  constructor(records: number, cause: unknown) {
+    const why =
+      typeof (cause as { code?: unknown })?.code === 'string' ? (cause as { code: string }).code : 'error';
+    super(`audit log closed with ${records} record(s) unwritten (${why})`, { cause });
+    this.name = 'AuditUnwrittenError';
+    this.records = records;
+  }
+}
+
 /** Keeps every record in memory (tests, the simulator). */
 export class MemoryAuditLog implements AuditLog {
   readonly records: AuditRecord[] = [];
@@ -112,9 +125,22 @@ export class JsonlAuditLog implements AuditLog {
     await h?.close().catch(() => undefined);
   }
 
+  /**
+   * Writes what is buffered and closes the file. When that last write fails, the records it
+   * held are given up and the close rejects with an {@link AuditUnwrittenError} that counts them.
+   */
   async close(): Promise<void> {
-    if (this.#pending.length > 0) await this.#flush(undefined);
     await this.#chain;
+    const held = this.#pending.length;
+    if (held > 0) {
+      try {
+        await this.#flush(undefined);
+      } catch (e) {
+        this.#pending = [];
+        await this.#drop();
+        throw new AuditUnwrittenError(held, e);
+      }
+    }
     await this.#drop();
   }
 }

@@ -1,6 +1,7 @@
 export {
   type AuditLog,
   type AuditRecord,
+  AuditUnwrittenError,
   JsonlAuditLog,
   MemoryAuditLog,
   type ReplayedClaim,

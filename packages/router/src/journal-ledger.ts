@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from '@rxgate/ratelimit';
 import { answer, ClaimTable } from './claim-table.js';
 import { type CommitState, UNSENT } from './commit-state.js';
-import { FileJournal, type Journal } from './journal.js';
+import { FileJournal, isJournalLost, type Journal } from './journal.js';
 import { type Admission, isFinal, type Ledger } from './ledger.js';
 import { deserializeOutcome, type Outcome, serializeOutcome } from './outcome.js';
 
@@ -36,6 +36,10 @@ export class JournalLedger implements Ledger {
   readonly #table = new ClaimTable();
   #appended = 0;
   #compacting: Promise<void> | undefined;
+  // A rewrite of the whole state after the journal's file was lost: the one under way, and
+  // the one that the changes made since it took its snapshot share.
+  #restoring: Promise<void> | undefined;
+  #restoreNext: Promise<void> | undefined;
   /** The replay: every method waits for it (it is done before the first claim is admitted). */
   readonly #ready: Promise<void>;
   #replayed = false;
@@ -116,11 +120,38 @@ export class JournalLedger implements Ledger {
   }
 
   async #write(line: Line): Promise<void> {
-    await this.#journal.append([JSON.stringify(line)]);
+    try {
+      await this.#journal.append([JSON.stringify(line)]);
+    } catch (e) {
+      if (!isJournalLost(e)) throw e;
+      // The file was removed or moved away: the table (this change included) is written
+      // whole to a new file at the path before the change counts as durable.
+      await this.#restore();
+      return;
+    }
     if (++this.#appended >= this.#compactAfter && this.#appended > 2 * this.#table.size)
       this.#compacting ??= this.#compact().finally(() => {
         this.#compacting = undefined;
       });
+  }
+
+  /** A rewrite of the whole table that starts after every change made so far. */
+  #restore(): Promise<void> {
+    this.#restoreNext ??= (async () => {
+      await this.#restoring?.catch(() => undefined);
+      await this.#compacting?.catch(() => undefined);
+      // The snapshot is taken synchronously at the start of #compact: a change after this
+      // point waits for the next restore.
+      this.#restoreNext = undefined;
+      const run = this.#compact();
+      this.#restoring = run;
+      try {
+        await run;
+      } finally {
+        if (this.#restoring === run) this.#restoring = undefined;
+      }
+    })();
+    return this.#restoreNext;
   }
 
   /** Rewrites the journal as the live claims: pins of open claims, outcomes inside the window. */

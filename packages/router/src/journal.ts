@@ -1,4 +1,4 @@
-import { type FileHandle, mkdir, open, readFile, rename } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
@@ -15,6 +15,24 @@ export interface Journal {
   /** Replaces the whole journal with `lines`, atomically: a crash leaves the old or the new. */
   rewrite(lines: readonly string[]): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The journal's file is no longer the one at its path (removed, moved away, its directory
+ * deleted): what was appended to it since is not durable where a restart will look. The
+ * {@link JournalLedger} answers it by writing its whole state to a new file at the path.
+ */
+export class JournalLostError extends Error {
+  readonly code = 'RXGATE_JOURNAL_LOST';
+  constructor(path: string) {
+    super(`the journal file is no longer at ${path}`);
+    this.name = 'JournalLostError';
+  }
+}
+
+/** Whether `e` is a {@link JournalLostError} (across copies of this package). */
+export function isJournalLost(e: unknown): boolean {
+  return (e as { code?: unknown } | null)?.code === 'RXGATE_JOURNAL_LOST';
 }
 
 /** A journal in memory: it outlives the routers built on it, not the process. */
@@ -45,6 +63,11 @@ export class MemoryJournal implements Journal {
  * write is under way goes out in the next write) and `fdatasync`ed before they resolve; a
  * rewrite goes to a temporary file, is synced, renamed over the journal, and the directory
  * synced. A torn last line (a crash mid-write) is dropped at read.
+ *
+ * After every sync it checks that the file it wrote is still the one at the path (same inode,
+ * and a file it opens again holds what it wrote before): if the file was removed, moved away,
+ * or its directory deleted, the append rejects with {@link JournalLostError} instead of
+ * acknowledging lines a restart would never read.
  */
 export class FileJournal implements Journal {
   readonly #path: string;
@@ -55,6 +78,10 @@ export class FileJournal implements Journal {
   #rewriting: Promise<void> | undefined;
   // The write and sync under way, if any: a rewrite waits for it (and only for it).
   #batch: Promise<void> | undefined;
+  // The file this journal owns (inode, and the bytes it holds), once known: a file found at
+  // the path that is not it (a new empty one, where the directory was deleted) is a lost journal.
+  #ino: number | undefined;
+  #size = 0;
 
   constructor(path: string) {
     this.#path = path;
@@ -64,6 +91,9 @@ export class FileJournal implements Journal {
     let text: string;
     try {
       text = await readFile(this.#path, 'utf8');
+      const st = await stat(this.#path);
+      this.#ino = st.ino;
+      this.#size = st.size;
     } catch (e) {
       if ((e as { code?: string }).code === 'ENOENT') return [];
       throw e;
@@ -109,14 +139,27 @@ export class FileJournal implements Journal {
 
   async #write(lines: string[]): Promise<void> {
     const h = await this.#open();
-    await h.appendFile(`${lines.join('\n')}\n`);
+    const text = `${lines.join('\n')}\n`;
+    await h.appendFile(text);
     await h.datasync();
+    const [mine, there] = await Promise.all([h.stat(), stat(this.#path).catch(() => undefined)]);
+    if (there === undefined || there.ino !== mine.ino || there.dev !== mine.dev)
+      throw new JournalLostError(this.#path);
+    this.#size += Buffer.byteLength(text);
   }
 
   #open(): Promise<FileHandle> {
     this.#handle ??= (async () => {
       await mkdir(dirname(this.#path), { recursive: true });
-      return open(this.#path, 'a');
+      const h = await open(this.#path, 'a');
+      const st = await h.stat();
+      if (this.#ino !== undefined && (st.ino !== this.#ino || st.size !== this.#size)) {
+        await h.close();
+        throw new JournalLostError(this.#path);
+      }
+      this.#ino = st.ino;
+      this.#size = st.size;
+      return h;
     })();
     const h = this.#handle;
     h.catch(() => {
@@ -151,6 +194,9 @@ export class FileJournal implements Journal {
     this.#handle = undefined;
     if (old !== undefined) await (await old.catch(() => undefined))?.close();
     await rename(tmp, this.#path);
+    const st = await stat(this.#path);
+    this.#ino = st.ino;
+    this.#size = st.size;
     const dir = await open(dirname(this.#path), 'r');
     try {
       await dir.sync();

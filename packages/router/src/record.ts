@@ -95,6 +95,17 @@ export class Recorder {
     });
   }
 
+  /** The audit log's close failed: what it could not write is counted out, and the router closes all the same. */
+  auditCloseFailed(e: unknown): void {
+    const records = (e as { records?: unknown } | null)?.records;
+    if (typeof records === 'number' && records > 0) this.audit.drop(records);
+    else {
+      const code =
+        typeof (e as { code?: unknown } | null)?.code === 'string' ? (e as { code: string }).code : 'error';
+      this.log.error({ audit: 'close-failed', error: code }, 'audit log failing');
+    }
+  }
+
   /** A decision of the router about one claim (`wait:throttled`, `failover:transient`, …). */
   decision(s: Subject, path: string[], decision: string, extra?: Partial<Mutable<AuditRecord>>): void {
     path.push(decision);

@@ -265,7 +265,9 @@ export function createRouter(options: RouterOptions): Router {
           });
         await o.transport.close();
         await rec.audit.close();
-        await o.audit.close?.();
+        // Shutdown goes on when the audit log cannot write its last records: they are counted
+        // out loudly (a dropped alarm and an error line), never silently, and close resolves.
+        await o.audit.close?.().catch((e: unknown) => rec.auditCloseFailed(e));
         await o.ledger.close();
       })();
       return closing;

@@ -25,7 +25,7 @@ describe('hostile: a dead letter stored as text and resubmitted', () => {
         'pos submissions',
       );
       const ms = Date.now() - t0;
-      assert.ok(ms <= 300 + 400, `pos claims took ${ms} ms of 300`);
+      assert.ok(ms <= 300 + 1000, `pos claims took ${ms} ms of 300`);
       for (const o of outcomes) {
         assert.equal(o.kind, 'needs-reconciliation', `pos cut after commit: ${o.kind}`);
         if (o.kind === 'needs-reconciliation') assert.equal(o.node, 'primary');

@@ -9,7 +9,7 @@ import { JsonlAuditLog, type Outcome, replayAudit } from '../index.js';
 import { assertNoPhi, isPaidKind, KINDS, makeRouter, within } from './harness.fixture.js';
 import { makeClaim, seeded, twoNodes } from './independent-vendor.fixture.js';
 
-const SLACK = 400;
+const SLACK = 1000; // real timers on a loaded 2-core VM; the bug overran its budget by 2,151 ms
 
 async function timed<T>(p: Promise<T>): Promise<{ value: T; ms: number }> {
   const t0 = Date.now();
@@ -267,9 +267,8 @@ describe('hostile: the audit directory disappears', () => {
       assert.equal(v.book.paidCount(c.content), 1);
       assertNoPhi(h.capture, [o, again], h.audit, c.phi);
     } finally {
-      // close() with the directory still missing rejects: kept as a failing test in
-      // failing/audit-close.test.ts; here only the submit path is asserted.
-      await within(h.router.close(), 10_000, 'close').catch(() => undefined);
+      // close() with the directory still missing resolves (audit-close.test.ts asserts the alarm).
+      await within(h.router.close(), 10_000, 'close');
       await v.close();
       await rm(root, { recursive: true, force: true });
     }

@@ -124,7 +124,7 @@ async function crossProcessJoiner() {
     const t0 = Date.now();
     const pos = await within(other.router.submit(c.raw, { lane: 'pos', deadline: t0 + 300 }), 5000, 'pos');
     const ms = Date.now() - t0;
-    assert.ok(ms <= 300 + 400, `the pos joiner in another process took ${ms} ms of 300`);
+    assert.ok(ms <= 300 + 1000, `the pos joiner in another process took ${ms} ms of 300`);
     assert.equal(pos.kind, 'in-flight-elsewhere');
     assert.equal(v.primary.requests, 1, 'the joiner sent nothing');
     v.primary.fault = () => ({ kind: 'ok' });

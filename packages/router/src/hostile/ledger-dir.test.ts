@@ -1,4 +1,3 @@
-// FAILING (kept out of the default glob; run it by path).
 // Hostile: the default file ledger's directory is removed while the router runs (an operator's
 // cleanup, a tmpfs remount); claims then fail over to the fallback, which pays them and holds the
 // answers; the process is killed (SIGKILL) and restarted on the same path with the primary back.
@@ -10,9 +9,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { startChild } from '../child.fixture.js';
-import { SECRET, within } from '../harness.fixture.js';
-import { makeClaim, seeded, twoNodes } from '../independent-vendor.fixture.js';
+import { startChild } from './child.fixture.js';
+import { SECRET, within } from './harness.fixture.js';
+import { makeClaim, seeded, twoNodes } from './independent-vendor.fixture.js';
 
 describe('hostile: the ledger directory disappears mid-run', () => {
   it('removed after 2 claims, 4 more failed over and held, kill -9, restart with the primary back: none paid twice', async () => {
