@@ -374,3 +374,40 @@ describe('classify: the quota signal a limiter takes', () => {
     assert.equal(classify({ status: 503, headers: { 'retry-after': '120' } }, { now: NOW }).quota, undefined);
   });
 });
+
+describe('the money and messages of a response', () => {
+  it('reads copay 518-FI, coinsurance 572-4U, deductible 517-FH as decimal strings, and messages 504-F4 then 526-FQ', () => {
+    const v = classify(
+      {
+        status: 200,
+        body: {
+          ...paid,
+          '518-FI': '3.00',
+          '572-4U': '2.00',
+          '517-FH': '0.00',
+          '504-F4': 'PAID',
+          '526-FQ': ['GENERIC AVAILABLE', '  '],
+        },
+      },
+      { now: NOW },
+    );
+    assert.equal(v.kind, 'adjudicated');
+    if (v.kind !== 'adjudicated') return;
+    assert.deepEqual(v.amounts, {
+      patientPay: '5.00',
+      ingredientCostPaid: '10.34',
+      totalPaid: '7.34',
+      copay: '3.00',
+      coinsurance: '2.00',
+      deductible: '0.00',
+    });
+    assert.deepEqual(v.messages, ['PAID', 'GENERIC AVAILABLE']);
+  });
+
+  it('a reject keeps its messages; a copay sent as a number is a malformed amount, never paid', () => {
+    const r = classify({ status: 200, body: { ...rejected('76'), '526-FQ': 'QTY LIMIT 30' } }, { now: NOW });
+    assert.deepEqual(r.kind === 'terminal-reject' && r.messages, ['QTY LIMIT 30']);
+    const bad = classify({ status: 200, body: { ...paid, '518-FI': 3 } }, { now: NOW });
+    assert.deepEqual([bad.kind, bad.reason], ['unknown', 'malformed-amount']);
+  });
+});

@@ -187,10 +187,12 @@ function classify200(
       else if (!codes.some((c) => c.code === info.code)) codes.push(info);
     }
   }
+  const messages = readMessages(body);
   const coded = {
     rejectCodes: codes,
     priorAuthRequired: codes.some((c) => c.code === '75'),
     ...(an === undefined ? {} : { status112AN: an }),
+    ...(messages === undefined ? {} : { messages }),
   };
   if (malformedCodes)
     return withQuota(
@@ -221,6 +223,7 @@ function classify200(
           amounts,
           rejectCodes: [],
           priorAuthRequired: false,
+          ...(messages === undefined ? {} : { messages }),
           ...(auth === undefined ? {} : { authorizationNumber: auth }),
         },
         quota,
@@ -264,7 +267,12 @@ function classify200(
   }
 }
 
-type CodedFields = { rejectCodes: RejectCodeInfo[]; priorAuthRequired: boolean; status112AN?: string };
+type CodedFields = {
+  rejectCodes: RejectCodeInfo[];
+  priorAuthRequired: boolean;
+  status112AN?: string;
+  messages?: string[];
+};
 
 function byCodes(
   codes: RejectCodeInfo[],
@@ -352,6 +360,7 @@ function throttled(status: number, quota: QuotaSignal | undefined, reason: strin
   if (quota?.remaining !== undefined) signal.remaining = quota.remaining;
   if (quota?.resetSeconds !== undefined) signal.resetSeconds = quota.resetSeconds;
   if (quota?.retryAfterMs !== undefined) signal.retryAfterMs = quota.retryAfterMs;
+  if (quota?.policy !== undefined) signal.policy = quota.policy;
   signal.throttled = true;
   const wait = retryAfter(quota);
   return wait === undefined
@@ -392,6 +401,9 @@ function readAmounts(body: Record<string, unknown>): Amounts | undefined {
     ['505-F5', 'patientPay'],
     ['506-F6', 'ingredientCostPaid'],
     ['509-F9', 'totalPaid'],
+    ['518-FI', 'copay'],
+    ['572-4U', 'coinsurance'],
+    ['517-FH', 'deductible'],
   ] as const) {
     const v = body[field];
     if (v === undefined || v === null) continue;
@@ -399,6 +411,19 @@ function readAmounts(body: Record<string, unknown>): Amounts | undefined {
     out[key] = v;
   }
   return out;
+}
+
+const MESSAGE_MAX = 200;
+
+/** 504-F4 then 526-FQ (a string or a list), each trimmed text of at most 200 characters. */
+function readMessages(body: Record<string, unknown>): string[] | undefined {
+  const f4 = body['504-F4'];
+  const fq = body['526-FQ'];
+  if (f4 === undefined && fq === undefined) return undefined;
+  const out: string[] = [];
+  for (const v of [f4, ...(Array.isArray(fq) ? fq : [fq])])
+    if (typeof v === 'string' && v.trim() !== '') out.push(v.trim().slice(0, MESSAGE_MAX));
+  return out.length === 0 ? undefined : out;
 }
 
 function asObject(body: unknown): Record<string, unknown> | undefined {

@@ -41,7 +41,12 @@ describe('parseQuota', () => {
       ratelimit: '"burst";r=15;t=1, "daily";r=3;t=3600',
     };
     // 3 left for an hour is tighter than 15 left for a second.
-    assert.deepEqual(parseQuota(headers, { now: NOW }), { limit: 1000, remaining: 3, resetSeconds: 3600 });
+    assert.deepEqual(parseQuota(headers, { now: NOW }), {
+      limit: 1000,
+      remaining: 3,
+      resetSeconds: 3600,
+      policy: 'daily',
+    });
     assert.deepEqual(
       parseQuota(
         { 'ratelimit-policy': '"default";q=100;w=10', ratelimit: '"default";r=42;t=7' },
@@ -51,13 +56,14 @@ describe('parseQuota', () => {
         limit: 100,
         remaining: 42,
         resetSeconds: 7,
+        policy: 'default',
       },
     );
   });
 
   it('an exhausted policy is the most restrictive', () => {
     const q = parseQuota({ ratelimit: '"a";r=50;t=1, "b";r=0;t=9' }, { now: NOW });
-    assert.deepEqual(q, { remaining: 0, resetSeconds: 9 });
+    assert.deepEqual(q, { remaining: 0, resetSeconds: 9, policy: 'b' });
   });
 
   it('reads the older IETF drafts', () => {
@@ -92,19 +98,24 @@ describe('parseQuota', () => {
         limit: 100,
         remaining: 42,
         resetSeconds: 7,
+        policy: 'default',
       });
     });
 
     it('an escaped quote in a policy name does not swallow the next policy', () => {
       // A splitter that flips "quoted" at every '"' joins the two items, and the second one's
       // r=50 overwrites the first one's r=0: an exhausted quota read as 50 left.
-      assert.deepEqual(q('"tier \\"gold\\"";r=0;t=9, "burst";r=50;t=1'), { remaining: 0, resetSeconds: 9 });
+      assert.deepEqual(q('"tier \\"gold\\"";r=0;t=9, "burst";r=50;t=1'), {
+        remaining: 0,
+        resetSeconds: 9,
+        policy: 'tier "gold"',
+      });
     });
 
     it('a quoted comma in a parameter of the policy keeps the policies apart', () => {
       assert.deepEqual(
         q('"a";r=5;t=60, "b";r=40;t=1', '"a";q=10;w=60;comment="per user, per hour", "b";q=50;w=1'),
-        { limit: 10, remaining: 5, resetSeconds: 60 },
+        { limit: 10, remaining: 5, resetSeconds: 60, policy: 'a' },
       );
     });
 
@@ -113,12 +124,17 @@ describe('parseQuota', () => {
         limit: 10,
         remaining: 3,
         resetSeconds: 2.5,
+        policy: 'default',
       });
     });
 
     it('what the parser refuses is still read leniently, as before', () => {
       // Upper-case keys and spaces around "=" are not RFC 9651, but vendors send them.
-      assert.deepEqual(q('"default"; R=1; r = 4; t = 3'), { remaining: 4, resetSeconds: 3 });
+      assert.deepEqual(q('"default"; R=1; r = 4; t = 3'), {
+        remaining: 4,
+        resetSeconds: 3,
+        policy: 'default',
+      });
       assert.equal(q(';;;'), undefined);
     });
   });

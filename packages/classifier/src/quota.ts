@@ -62,6 +62,7 @@ interface Policy {
   remaining?: number;
   resetSeconds?: number;
   windowSeconds?: number;
+  policy?: string;
 }
 
 /**
@@ -267,6 +268,7 @@ function parseIetf(rateLimit: string, rateLimitPolicy: string | undefined, now: 
     const pol = policy(num(q?.get('q')), r, t === undefined ? undefined : resetToSeconds(t, now));
     const w = num(q?.get('w'));
     if (w !== undefined) pol.windowSeconds = w;
+    pol.policy = item.name;
     out.push(pol);
   }
   return out;

@@ -37,6 +37,12 @@ export interface Amounts {
   readonly ingredientCostPaid?: string;
   /** 509-F9 Total Amount Paid. */
   readonly totalPaid?: string;
+  /** 518-FI Amount of Copay. */
+  readonly copay?: string;
+  /** 572-4U Amount of Coinsurance. */
+  readonly coinsurance?: string;
+  /** 517-FH Amount Applied to Periodic Deductible. */
+  readonly deductible?: string;
 }
 
 interface Base<K extends VerdictKind> {
@@ -58,6 +64,11 @@ interface Base<K extends VerdictKind> {
 }
 
 interface Coded {
+  /**
+   * The payer's messages: 504-F4, then each 526-FQ, as sent (free text for the pharmacist:
+   * shown to them, never written to telemetry).
+   */
+  readonly messages?: readonly string[];
   /** 511-FB codes, normalised, with their groups. */
   readonly rejectCodes: readonly RejectCodeInfo[];
   /** 112-AN as sent. */
@@ -74,6 +85,7 @@ export type Verdict =
       readonly authorizationNumber?: string;
       readonly rejectCodes: readonly [];
       readonly priorAuthRequired: false;
+      readonly messages?: readonly string[];
     })
   | (Base<'duplicate'> & Coded & { readonly amounts: Amounts; readonly authorizationNumber?: string })
   | (Base<'terminal-reject'> & Coded)

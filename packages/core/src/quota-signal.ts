@@ -14,4 +14,10 @@ export interface QuotaSignal {
   readonly retryAfterMs?: number;
   /** The answer was a throttle (429, or a 503 used as one). */
   readonly throttled?: boolean;
+  /**
+   * The name of the IETF policy (`RateLimit-Policy`) the signal comes from, when the vendor
+   * names its quotas: a quota it keeps per payer can then be fed to that payer's level only.
+   * The limiter does not read it.
+   */
+  readonly policy?: string;
 }

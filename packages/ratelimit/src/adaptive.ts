@@ -125,6 +125,10 @@ export interface ObserveResult {
 
 // Time constant of the averages a vendor that reports only Remaining is read through.
 const REMAINING_TAU_MS = 1000;
+// How far back a Remaining-only vendor's answers are kept (the vendor's rate is read over it),
+// and the span whose least Remaining says whether anything is left (a 1 s window's end).
+const REMAINING_SPAN_MS = 2000;
+const REMAINING_MIN_MS = 1200;
 
 // Windows vendors configure, in ms. A reset is read short (it was measured at the vendor
 // before the answer came back, and the router takes half the round trip off it), so the
@@ -180,8 +184,14 @@ export class RateController {
   #windowMs = 0;
   // A vendor with Remaining and no reset: averages of our sending rate and of what it left.
   #fromRemaining: number | undefined;
+  // The rate a Remaining-only vendor throttled at (what it accepted then), times the target
+  // share: Remaining says nothing between a sliding log's 19/s and 19.9/s, a throttle does.
+  #remainingCap = Number.POSITIVE_INFINITY;
+  #remainingCapAt = Number.NEGATIVE_INFINITY;
+  // Recent answers of a Remaining-only vendor: time, Remaining, and what it accepted so far
+  // plus what it had left (that sum grows at the vendor's own rate while we send enough).
+  readonly #recent: { t: number; remaining: number; vendor: number }[] = [];
   #sendRate = 0;
-  #meanRemaining = 0;
   #sampleAt = Number.NaN;
   #sampleAdmitted = 0;
   #pausedTill = Number.NEGATIVE_INFINITY;
@@ -225,7 +235,7 @@ export class RateController {
     let c = this.#level.ratePerSecond;
     if (this.#limit !== undefined && this.#windowMs > 0)
       c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#o.targetShare;
-    else if (this.#fromRemaining !== undefined) c = this.#fromRemaining;
+    else if (this.#fromRemaining !== undefined) c = Math.min(this.#fromRemaining, this.#remainingCap);
     return Math.min(c, this.#o.maxRatePerSecond);
   }
 
@@ -268,7 +278,7 @@ export class RateController {
         );
       }
       // Read as a level only from answers that went through: a throttle's 0 is no average.
-      if (!hasReset && signal.throttled !== true) this.#readRemaining(remaining, now, traffic.admitted);
+      if (!hasReset && signal.throttled !== true) this.#readRemaining(remaining, now, traffic);
     }
     if (hasRetryAfter) pauseFor = Math.max(pauseFor ?? 0, retryAfterMs);
     if (signal.throttled === true) {
@@ -286,8 +296,7 @@ export class RateController {
         this.#recovering = true;
       }
       // What we read from Remaining alone sent too much.
-      if (this.#fromRemaining !== undefined)
-        this.#fromRemaining = Math.max(this.#minRate, this.#fromRemaining * 0.9);
+      if (this.#fromRemaining !== undefined) this.#remainingThrottled(now);
     }
     let pausedUntil: number | undefined;
     if (pauseFor !== undefined) {
@@ -365,29 +374,56 @@ export class RateController {
     return Math.min(current, Math.max(accepted, current * this.#o.beta));
   }
 
-  // Remaining without a reset: sending at s leaves R of L unused on average, so the vendor
-  // allows about s·L/(L − R). Read only while we send at the rate in force (else R says nothing of the
-  // ceiling) and not just after a pause (the window emptied), and followed smoothly.
-  #readRemaining(remaining: number, now: number, admitted: number): void {
+  // Remaining without a reset. While the least Remaining of the last window's answers leaves
+  // room (a window that empties shows it at its end, a log and a bucket all along), sending at
+  // s leaves R of L unused, so the vendor allows about s·L/(L − R): climb there. When nothing
+  // is left, Remaining cannot tell 95 % of the vendor's rate from 99.9 %: creep up 1 % a
+  // second until a throttle says where the rate is (#remainingThrottled), then stay under it.
+  // Read only while we send at the rate in force and not just after a pause.
+  #readRemaining(remaining: number, now: number, traffic: LevelTraffic): void {
+    const admitted = traffic.admitted;
+    const recent = this.#recent;
+    recent.push({ t: now, remaining, vendor: admitted - traffic.inFlight - this.#throttles + remaining });
+    while (recent.length > 2 && recent[0]!.t < now - REMAINING_SPAN_MS) recent.shift();
     if (Number.isNaN(this.#sampleAt)) {
       this.#sampleAt = now;
       this.#sampleAdmitted = admitted;
-      this.#meanRemaining = remaining;
       return;
     }
     const dt = now - this.#sampleAt;
     if (dt < 50) return;
     const a = 1 - Math.exp(-dt / REMAINING_TAU_MS);
     this.#sendRate += a * (((admitted - this.#sampleAdmitted) * 1000) / dt - this.#sendRate);
-    this.#meanRemaining += a * (remaining - this.#meanRemaining);
     this.#sampleAt = now;
     this.#sampleAdmitted = admitted;
     const current = this.#fromRemaining ?? this.#current;
     if (this.#sendRate < 0.9 * current || now < this.#pausedTill + REMAINING_TAU_MS) return;
-    const limit = this.#limit ?? Math.max(remaining, 1);
-    const unused = Math.min(this.#meanRemaining, limit - 1);
-    const target = Math.min(2 * current, ((this.#sendRate * limit) / (limit - unused)) * this.#o.targetShare);
-    this.#fromRemaining = Math.max(this.#minRate, current + a * (target - current));
+    let least = remaining;
+    for (const x of recent) if (x.t >= now - REMAINING_MIN_MS && x.remaining < least) least = x.remaining;
+    const limit = Math.max(this.#limit ?? remaining + 1, least + 1);
+    const next =
+      least >= 1
+        ? current + a * (Math.min(2 * current, (this.#sendRate * limit) / (limit - least)) - current)
+        : current * (1 + (0.01 * dt) / 1000);
+    this.#fromRemaining = Math.max(this.#minRate, Math.min(next, 1.05 * this.#remainingCap));
+  }
+
+  // A Remaining-only vendor throttled: it accepts what it accepted over the last seconds (the
+  // slope of accepted + remaining, which a draining bucket holds at its rate), at most the rate
+  // in force. Once a second: the requests in flight then are throttled together.
+  #remainingThrottled(now: number): void {
+    if (now - this.#remainingCapAt < 1000) return;
+    this.#remainingCapAt = now;
+    const current = Math.min(this.#fromRemaining ?? this.#current, this.#current);
+    const recent = this.#recent;
+    const first = recent[0];
+    const last = recent[recent.length - 1];
+    let accepted = current;
+    if (first !== undefined && last !== undefined && last.t - first.t >= 1000)
+      accepted = ((last.vendor - first.vendor) * 1000) / (last.t - first.t);
+    const cap = Math.max(this.#minRate, Math.min(current, accepted) * this.#o.targetShare);
+    this.#remainingCap = cap;
+    this.#fromRemaining = Math.min(this.#fromRemaining ?? cap, cap);
   }
 
   /** Recomputes a recovering rate, or ends a capped pause with a probe, when due. */

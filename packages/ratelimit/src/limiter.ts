@@ -127,12 +127,17 @@ export function createLimiter(options: LimiterOptions): Limiter {
   const adaptation = new Adaptation(resolveAdaptive(options.adaptive, 'adaptive'), store, clock, true);
   const noKeyLimit: KeyLimits = { levels: [], concurrency: Number.POSITIVE_INFINITY };
 
+  // Keys the vendor scoped a quota to, with no per-key limit configured: they get a level of
+  // their own at the account's rate and burst (no change until the vendor's signals adapt it).
+  const learned = new Map<string, ResolvedLimit>();
+  const limitOf = (key: string): ResolvedLimit | undefined =>
+    overrides.get(key) ?? perKeyDefault ?? learned.get(key);
   const levelOf = (key: string): LevelSpec | undefined => {
-    const limit = overrides.get(key) ?? perKeyDefault;
+    const limit = limitOf(key);
     return limit && { id: `${name}:key:${key}`, ratePerSecond: limit.ratePerSecond, burst: limit.burst };
   };
   const limitsFor = (key: string): KeyLimits => {
-    const limit = overrides.get(key) ?? perKeyDefault;
+    const limit = limitOf(key);
     if (limit === undefined) return noKeyLimit;
     return { levels: [levelOf(key)!], concurrency: limit.concurrency };
   };
@@ -190,7 +195,11 @@ export function createLimiter(options: LimiterOptions): Limiter {
       return scheduler.predictWait(keyOf(o.key), o.lane ?? 'pos', o.cost ?? 1, clock.now());
     },
     observe(signal, o) {
-      const key = o?.key;
+      const key = o?.key === undefined ? undefined : keyOf(o.key);
+      if (key !== undefined && limitOf(key) === undefined) {
+        learned.set(key, { ...account, concurrency: Number.POSITIVE_INFINITY });
+        scheduler.relimit(key);
+      }
       const level = key === undefined ? accountLevel : levelOf(key);
       if (level === undefined) return;
       adaptation.observe(level, signal, () =>

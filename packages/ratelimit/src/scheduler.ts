@@ -65,11 +65,11 @@ export interface KeyHandle {
 
 interface KeyEntry {
   readonly key: string;
-  readonly keyLevels: readonly LevelSpec[];
-  readonly allLevels: readonly LevelSpec[];
-  readonly concurrency: number;
+  keyLevels: readonly LevelSpec[];
+  allLevels: readonly LevelSpec[];
+  concurrency: number;
   /** The largest cost any level can ever grant (the least burst). */
-  readonly maxCost: number;
+  maxCost: number;
   /** Held by a caller as a handle: never swept. */
   pinned: boolean;
   inFlight: number;
@@ -143,6 +143,18 @@ export class Scheduler {
     return e
       ? { waiting: e.pos.size + e.batch.size, inFlight: e.inFlight, admitted: e.admitted }
       : { waiting: 0, inFlight: 0, admitted: 0 };
+  }
+
+  /** A key's limits changed (a level learned from the vendor): its entry takes them from now on. */
+  relimit(key: string): void {
+    const e = this.#entries.get(key);
+    if (e === undefined) return;
+    const limits = this.#c.limitsFor(key);
+    const account = this.#c.account;
+    e.keyLevels = limits.levels;
+    e.allLevels = account === undefined ? limits.levels : [account, ...limits.levels];
+    e.concurrency = limits.concurrency;
+    e.maxCost = Math.min(Number.POSITIVE_INFINITY, ...e.allLevels.map((l) => l.burst));
   }
 
   on(listener: LimiterListener): () => void {

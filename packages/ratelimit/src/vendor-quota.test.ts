@@ -344,4 +344,21 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     assert.equal(limiter.snapshot().ratePerSecond, 50);
     assert.equal(limiter.snapshot().tokens, 50);
   });
+
+  it('a keyed signal for a key with no limit configured gives that key a level of its own', async () => {
+    // Before: observe({ key }) found no level for the key and dropped the signal, so a
+    // payer's own sub-quota was never followed (and the router sent it to the account).
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 20, burst: 20 }, clock });
+    await limiter.acquire({ key: 'a' });
+    limiter.observe({ throttled: true, retryAfterMs: 5000, limit: 2, remaining: 0 }, { key: 'a' });
+    assert.equal(limiter.tryAcquire({ key: 'a' }), undefined, 'the throttled payer waits');
+    assert.ok(limiter.predictWait({ key: 'a' }) >= 4999);
+    assert.notEqual(limiter.tryAcquire({ key: 'b' }), undefined, 'another payer does not');
+    assert.equal(limiter.snapshot().pausedUntil, 0);
+    const admitted: number[] = [];
+    void limiter.acquire({ key: 'a', lane: 'batch' }).then(() => admitted.push(clock.now()));
+    await clock.advance(6000);
+    assert.deepEqual(admitted, [5000]);
+  });
 });

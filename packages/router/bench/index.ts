@@ -8,7 +8,7 @@ import { Pool } from 'undici';
 import { createRouter, functionTransport, MemoryLedger, type WireResponse } from '../dist/index.js';
 import { rawClaim } from '../src/test-support/fixtures.js';
 
-const SECRET = 'bench-secret-0123456789';
+const SECRET = 'bench-secret-0123456789-abcdefghijklmnop';
 const HUGE = 1e12;
 console.log(`# @rxgate/router benchmark (node ${process.version})\n`);
 

@@ -43,7 +43,7 @@ const raw = (i) => ({
 });
 const router = createRouter({
   nodes: [{ name: 'primary', url: 'http://x.test' }],
-  idempotencySecret: 'bench-secret-0123456789',
+  idempotencySecret: 'bench-secret-0123456789-abcdefghijklmnop',
   transport: functionTransport(() => paid),
   limiter: createLimiter({ account: { ratePerSecond: 1e12, burst: 1e12 } }),
   breakers: createBreakers({ defaults: { policy: { kind: 'consecutive', threshold: 5 } } }),

@@ -11,7 +11,7 @@ import { LostOwnershipError } from './ledger.js';
 import type { WireResponse } from './transport.js';
 
 /**
- * One attempt on node `i`: limiter → credentials → breaker permit → write-ahead pin → send →
+ * One attempt on node `i`: credentials → limiter → breaker permit → write-ahead pin → send →
  * classify → observe. Whatever happens, it ends in one {@link Step} for `decide`, holds no
  * lease or permit after it, and leaves the ledger's commit state as the answer proved it.
  */
@@ -19,6 +19,19 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
   const o = ctx.o;
   const node = ctx.node(i);
   const limiter = ctx.limiterOf(i);
+
+  // The token first: a node whose token endpoint is down spends no limiter token.
+  let token: string | undefined;
+  if (o.credentials !== undefined) {
+    r.arm();
+    try {
+      token = await o.credentials.token(node, r.signal);
+      r.token = token;
+    } catch {
+      ctx.rec.decision(r, r.path, 'credentials:unavailable', { node: node.name });
+      return { kind: 'credentials-unavailable' };
+    }
+  }
 
   // Admitted now when the limiter can say so synchronously; otherwise wait in its queue.
   let lease: Lease | undefined = limiter.tryAcquire?.({ key: r.payer, lane: r.lane });
@@ -33,18 +46,16 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
       }
       return r.signal.aborted ? { kind: 'aborted' } : { kind: 'limiter-refused' };
     }
-  }
-
-  let token: string | undefined;
-  if (o.credentials !== undefined) {
-    r.arm();
-    try {
-      token = await o.credentials.token(node, r.signal);
-      r.token = token;
-    } catch {
-      lease.release();
-      ctx.rec.decision(r, r.path, 'credentials:unavailable', { node: node.name });
-      return { kind: 'credentials-unavailable' };
+    // The wait may have outlasted the token: read it again (from the cache, as a rule).
+    if (o.credentials !== undefined) {
+      try {
+        token = await o.credentials.token(node, r.signal);
+        r.token = token;
+      } catch {
+        lease.release();
+        ctx.rec.decision(r, r.path, 'credentials:unavailable', { node: node.name });
+        return { kind: 'credentials-unavailable' };
+      }
     }
   }
 
@@ -135,10 +146,12 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
     // The vendor measured its window's reset when it answered: half a round trip before we
     // read it, as NTP assumes (read as of now, each window would seem to end later than it does).
     const q = verdict.quota;
+    const key = o.quotaScope(q, r.payer);
     limiter.observe(
       q.resetSeconds !== undefined && latency > 0
         ? { ...q, resetSeconds: Math.max(0, q.resetSeconds - latency / 2000) }
         : q,
+      key === undefined ? undefined : { key },
     );
   }
   ctx.rec.attempt(r, r.attempts, node.name, verdict, latency, answered);

@@ -1,4 +1,4 @@
-import type { Verdict } from '@rxgate/classifier';
+import type { Amounts, RejectCodeInfo, Verdict } from '@rxgate/classifier';
 import type { TimerHandle } from '@rxgate/ratelimit';
 import { Decimal } from 'decimal.js';
 import { attempt } from './attempt.js';
@@ -7,6 +7,7 @@ import { type CommitState, maySendTo } from './commit-state.js';
 import type { RouterContext } from './context.js';
 import { type Action, type ClaimState, decide, isDowntime, type Lane, type Step, tally } from './decide.js';
 import { repairedKey } from './idempotency.js';
+import { requestKeyOf } from './ledger.js';
 import type { Outcome, OutcomeBase, PaidAmounts } from './outcome.js';
 import { ClaimSignal } from './signal.js';
 import { sleep } from './sleep.js';
@@ -45,9 +46,11 @@ export class ClaimRun {
     readonly deadline: number,
     readonly payer: string,
     commit: CommitState,
+    /** The identity's attempt generation (the ledger's): the key this run sends under. */
+    readonly generation = 0,
   ) {
     this.commit = commit;
-    this.requestKey = claimKey;
+    this.requestKey = requestKeyOf(claimKey, generation);
     this.productId = claim.productId;
   }
 
@@ -67,6 +70,7 @@ export class ClaimRun {
     o.path = this.path;
     o.attempts = this.attempts;
     o.elapsedMs = now - this.start;
+    if (this.generation !== 0) o.generation = this.generation;
     if (this.snapshotVersion !== undefined) o.snapshotVersion = this.snapshotVersion;
     return o;
   }
@@ -188,10 +192,20 @@ export async function runClaim(r: ClaimRun): Promise<Outcome> {
       case 'reconcile':
         ctx.rec.decision(r, r.path, 'park-for-reconciliation', { node: action.node });
         await putLetter(r, action.reason, action.node);
-        return r.finish({ kind: 'needs-reconciliation', reason: action.reason, node: action.node });
+        return r.finish({
+          kind: 'needs-reconciliation',
+          reason: action.reason,
+          node: action.node,
+          codes: codesOf(step),
+        });
       case 'dead-letter':
         await putLetter(r, action.reason, undefined);
-        return r.finish({ kind: 'dead-lettered', reason: action.reason, lane: 'batch' });
+        return r.finish({
+          kind: 'dead-lettered',
+          reason: action.reason,
+          lane: 'batch',
+          codes: codesOf(step),
+        });
       case 'handed-over':
         ctx.rec.decision(r, r.path, 'handed-over');
         return r.finish({ kind: 'in-flight-elsewhere' });
@@ -210,6 +224,7 @@ async function putLetter(r: ClaimRun, reason: string, pinnedNode: string | undef
       at: r.ctx.o.clock.now(),
       claim: r.claim,
       ...(pinnedNode === undefined ? {} : { pinnedNode }),
+      ...(r.generation === 0 ? {} : { generation: r.generation }),
     });
   } catch {
     r.ctx.rec.log.error(
@@ -243,10 +258,24 @@ async function repair(
   }
   r.productId = entry.ndc;
   r.body = undefined;
-  r.requestKey = repairedKey(r.claimKey, 1);
+  r.requestKey = repairedKey(requestKeyOf(r.claimKey, r.generation), 1);
   r.ctx.rec.decision(r, r.path, 'repair', { snapshotVersion: cw.version });
   return undefined;
 }
+
+/**
+ * The NCPDP codes that explain a claim that could not be adjudicated: the vendor's own reject
+ * codes when its last answer had some (a host error 92), else 99, host processing error (a
+ * transient failure retried to the end, a lost answer, a refusal before sending).
+ */
+function codesOf(step: Step): readonly string[] {
+  if (step.kind === 'verdict' && 'rejectCodes' in step.verdict) {
+    const codes = step.verdict.rejectCodes;
+    if (codes !== undefined && codes.length > 0) return codes.map((c) => c.code);
+  }
+  return HOST_ERROR;
+}
+const HOST_ERROR: readonly string[] = Object.freeze(['99']);
 
 function doneBody(v: Verdict, node: string): OutcomeBody {
   switch (v.kind) {
@@ -257,6 +286,7 @@ function doneBody(v: Verdict, node: string): OutcomeBody {
         node,
       };
       if (v.authorizationNumber !== undefined) o.authorizationNumber = v.authorizationNumber;
+      if (v.messages !== undefined) o.messages = v.messages;
       return o;
     }
     case 'duplicate': {
@@ -267,6 +297,15 @@ function doneBody(v: Verdict, node: string): OutcomeBody {
     case 'terminal-reject':
     case 'repairable':
       return rejected(v);
+    case 'client-error':
+      // A submitter-fixable reject (07, 09, 52, 62…): the payer answered; the pharmacist fixes it.
+      if (v.rejectCodes !== undefined && v.rejectCodes.length > 0)
+        return rejected({
+          ...v,
+          rejectCodes: v.rejectCodes,
+          priorAuthRequired: v.priorAuthRequired ?? false,
+        });
+      throw new Error(`not a final verdict: ${v.kind}`);
     default:
       throw new Error(`not a final verdict: ${v.kind}`);
   }
@@ -279,28 +318,47 @@ const NEGATIVE = {
 } as const;
 const NEGATIVE_CODES = ['04', '70'] as const;
 
-/** The negative cache's key for what a 04 or a 70 names. */
-function negativeKey(code: '04' | '70', payer: string, productId: string): string {
-  return code === '70' ? `ndc:${productId}` : `route:${payer}`;
+/**
+ * The negative cache's key for what a 04 or a 70 names, scoped to the payer that said it: an
+ * unknown product per BIN/PCN and NDC (another payer's formulary may well list it), an unknown
+ * route per BIN/PCN.
+ */
+export function negativeKey(code: '04' | '70', payer: string, productId: string): string {
+  return code === '70' ? `ndc:${payer}:${productId}` : `route:${payer}`;
 }
 
 function negativeReject(code: '04' | '70', local: boolean): OutcomeBody {
   return { kind: 'rejected', codes: [code], group: NEGATIVE[code].group, priorAuthRequired: false, local };
 }
 
-function amounts(a: { patientPay?: string; ingredientCostPaid?: string; totalPaid?: string }): PaidAmounts {
+function amounts(a: Amounts): PaidAmounts {
   const out: Mutable<PaidAmounts> = {};
   if (a.patientPay !== undefined) out.patientPay = new Decimal(a.patientPay);
   if (a.ingredientCostPaid !== undefined) out.ingredientCostPaid = new Decimal(a.ingredientCostPaid);
   if (a.totalPaid !== undefined) out.totalPaid = new Decimal(a.totalPaid);
+  if (a.copay !== undefined) out.copay = new Decimal(a.copay);
+  if (a.coinsurance !== undefined) out.coinsurance = new Decimal(a.coinsurance);
+  if (a.deductible !== undefined) out.deductible = new Decimal(a.deductible);
   return out;
 }
 
-function rejected(verdict: Extract<Verdict, { kind: 'terminal-reject' | 'repairable' }>): OutcomeBody {
+function rejected(verdict: {
+  readonly rejectCodes: readonly RejectCodeInfo[];
+  readonly priorAuthRequired: boolean;
+  readonly messages?: readonly string[];
+}): OutcomeBody {
   const codes = verdict.rejectCodes.map((c) => c.code);
   const group =
     verdict.rejectCodes.find((c) => c.group === 'terminal')?.group ??
     verdict.rejectCodes[0]?.group ??
     'unknown';
-  return { kind: 'rejected', codes, group, priorAuthRequired: verdict.priorAuthRequired, local: false };
+  const o: Mutable<OutcomeBody> = {
+    kind: 'rejected',
+    codes,
+    group,
+    priorAuthRequired: verdict.priorAuthRequired,
+    local: false,
+  };
+  if (verdict.messages !== undefined) o.messages = verdict.messages;
+  return o;
 }

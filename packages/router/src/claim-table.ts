@@ -1,20 +1,29 @@
 import { type CommitState, UNSENT } from './commit-state.js';
-import { type Admission, isFinal, LostOwnershipError } from './ledger.js';
+import {
+  type Admission,
+  advancesGeneration,
+  closes,
+  isFinal,
+  type LedgerView,
+  LostOwnershipError,
+} from './ledger.js';
 import type { Outcome } from './outcome.js';
 
 /** One claim as an embedded ledger holds it in memory. */
 export interface ClaimEntry {
   owned: boolean;
   commit: CommitState;
-  /** Set when finished with a final outcome. */
+  /** Set when finished with a closing outcome (paid, approved, captured, duplicate). */
   outcome: Outcome | undefined;
-  /** When it finished (the ledger's clock), for retention. */
+  /** The attempt generation: one more per payer reject and per accepted reversal. */
+  generation: number;
+  /** When it finished or last moved generation (the ledger's clock), for retention. */
   finishedAt: number;
   /** Submissions waiting for the owner's outcome. */
   waiters: Array<(o: Outcome | undefined) => void> | undefined;
 }
 
-const OWNED_UNSENT: Admission = Object.freeze({ kind: 'owner', commit: UNSENT });
+const OWNED_UNSENT: Admission = Object.freeze({ kind: 'owner', commit: UNSENT, generation: 0 });
 
 /**
  * The in-memory state machine of the embedded ledgers — ownership, joiners, commit state,
@@ -28,7 +37,14 @@ export class ClaimTable {
   entry(identity: string): ClaimEntry {
     let e = this.#claims.get(identity);
     if (e === undefined) {
-      e = { owned: false, commit: UNSENT, outcome: undefined, finishedAt: 0, waiters: undefined };
+      e = {
+        owned: false,
+        commit: UNSENT,
+        outcome: undefined,
+        generation: 0,
+        finishedAt: 0,
+        waiters: undefined,
+      };
       this.#claims.set(identity, e);
     }
     return e;
@@ -46,7 +62,9 @@ export class ClaimTable {
       return { kind: 'in-flight', wait };
     }
     e.owned = true;
-    return e.commit.kind === 'unsent' ? OWNED_UNSENT : { kind: 'owner', commit: e.commit };
+    return e.commit.kind === 'unsent' && e.generation === 0
+      ? OWNED_UNSENT
+      : { kind: 'owner', commit: e.commit, generation: e.generation };
   }
 
   /** Pins an owned claim to `node`; false when it was pinned there already. Throws when not owned. */
@@ -67,9 +85,10 @@ export class ClaimTable {
   }
 
   /**
-   * Ends ownership: a final outcome is stored (at `at`); an open claim with nothing to keep is
-   * dropped. Returns the joiners to answer — with the outcome when final, else `undefined` (they
-   * begin again) — for the caller to call once the change is durable.
+   * Ends ownership: a closing outcome is stored (at `at`); a payer's reject moves the identity
+   * to its next generation (unsent); an open claim with nothing to keep is dropped. Returns the
+   * joiners to answer — with the outcome when final, else `undefined` (they begin again) — for
+   * the caller to call once the change is durable.
    */
   finish(
     identity: string,
@@ -81,11 +100,31 @@ export class ClaimTable {
     e.owned = false;
     const waiters = e.waiters;
     e.waiters = undefined;
-    if (isFinal(outcome)) {
+    if (closes(outcome)) {
       e.outcome = outcome;
       e.finishedAt = at;
-    } else if (e.commit.kind === 'unsent' && waiters === undefined) this.#claims.delete(identity);
+    } else if (advancesGeneration(outcome)) {
+      e.generation++;
+      e.commit = UNSENT;
+      e.finishedAt = at;
+    } else if (e.commit.kind === 'unsent' && e.generation === 0 && waiters === undefined)
+      this.#claims.delete(identity);
     return waiters;
+  }
+
+  /** An accepted reversal: the stored payment goes, the identity is unsent in its next generation. */
+  reopen(identity: string, at: number): number {
+    const e = this.entry(identity);
+    e.outcome = undefined;
+    e.commit = UNSENT;
+    e.generation++;
+    e.finishedAt = at;
+    return e.generation;
+  }
+
+  lookup(identity: string): LedgerView {
+    const e = this.#claims.get(identity);
+    return { outcome: e?.outcome, generation: e?.generation ?? 0, commit: e?.commit ?? UNSENT };
   }
 
   commitOf(identity: string): CommitState {

@@ -22,7 +22,30 @@ export interface CanonicalClaim {
   /** 405-D5 */ readonly daysSupply: number;
   /** 401-D1, CCYYMMDD */ readonly dateOfService: string;
   /** 409-D9 */ readonly ingredientCostSubmitted: Decimal;
+  /** 411-DB */ readonly prescriberId?: string;
+  /** 426-DQ */ readonly usualAndCustomaryCharge?: Decimal;
+  /** 430-DU */ readonly grossAmountDue?: Decimal;
+  /** 412-DC */ readonly dispensingFeeSubmitted?: Decimal;
+  /** 423-DN */ readonly basisOfCostDetermination?: string;
+  /** 473-7E */ readonly durPpsCodeCounter?: number;
+  /** 440-E5 */ readonly professionalServiceCode?: string;
+  /** 441-E6 */ readonly resultOfServiceCode?: string;
+  /** 461-EU */ readonly priorAuthorizationTypeCode?: string;
+  /** 462-EV */ readonly priorAuthorizationNumber?: string;
+  /** 420-DK */ readonly submissionClarificationCode?: string;
+  /** 308-C8 */ readonly otherCoverageCode?: string;
+  /** 337-4C */ readonly otherPaymentsCount?: number;
+  /** 338-5C */ readonly otherPayerCoverageType?: string;
+  /** 339-6C */ readonly otherPayerIdQualifier?: string;
+  /** 340-7C */ readonly otherPayerId?: string;
+  /** 443-E8, CCYYMMDD */ readonly otherPayerDate?: string;
+  /** 431-DV */ readonly otherPayerAmountPaid?: Decimal;
 }
+
+/** A lone UTF-16 surrogate (in `u` mode a paired one is a single code point, never matched). */
+const LONE_SURROGATE = /\p{Cs}/u;
+/** Text with no lone surrogate: two cardholder ids that differ only there would share a key. */
+export const wellFormed = (v: string): boolean => !LONE_SURROGATE.test(v);
 
 const ccyymmdd = z
   .string()
@@ -30,7 +53,7 @@ const ccyymmdd = z
   .refine(validDate, 'must be a real calendar date CCYYMMDD');
 
 /** The zod rule of one field, from its format in {@link CLAIM_FIELDS}. */
-function zodOf(f: ClaimField): z.ZodType {
+export function zodOf(f: ClaimField, required = f.required): z.ZodType {
   const t = f.format;
   let rule: z.ZodType;
   switch (t.kind) {
@@ -45,7 +68,12 @@ function zodOf(f: ClaimField): z.ZodType {
         : z.string().regex(new RegExp(`^\\d{${t.length}}$`), `must be ${t.length} digits (${t.what})`);
       break;
     case 'text':
-      rule = z.string().trim().min(1, 'must not be empty').max(t.max, `must be at most ${t.max} characters`);
+      rule = z
+        .string()
+        .refine(wellFormed, 'must be well-formed text (no lone UTF-16 surrogate)')
+        .trim()
+        .min(1, 'must not be empty')
+        .max(t.max, `must be at most ${t.max} characters`);
       break;
     case 'date':
       rule = ccyymmdd;
@@ -67,11 +95,11 @@ function zodOf(f: ClaimField): z.ZodType {
         );
       break;
   }
-  return f.required ? rule : rule.optional();
+  return required ? rule : rule.optional();
 }
 
 /** The wire form: NCPDP field codes as keys, one rule per field of {@link CLAIM_FIELDS}. */
-export const rawClaimSchema = z.object(Object.fromEntries(CLAIM_FIELDS.map((f) => [f.code, zodOf(f)])));
+export const rawClaimSchema = z.strictObject(Object.fromEntries(CLAIM_FIELDS.map((f) => [f.code, zodOf(f)])));
 
 export type { RawClaim };
 
@@ -92,26 +120,39 @@ export function safeParseClaim(raw: unknown): ParseResult {
   const fast = fastParse(raw as Record<string, unknown>);
   if (fast !== undefined) return { ok: true, claim: fast };
   const parsed = rawClaimSchema.safeParse(raw);
-  if (!parsed.success) {
-    const seen = new Set<string>();
-    const issues: FieldIssue[] = [];
-    for (const issue of parsed.error.issues) {
-      const field = typeof issue.path[0] === 'string' ? issue.path[0] : '(claim)';
-      if (seen.has(field)) continue;
-      seen.add(field);
-      // zod's own wording for a missing field; ours otherwise. Neither repeats the value.
-      issues.push({
-        field,
-        message: issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message,
-      });
-    }
-    return { ok: false, issues };
-  }
+  if (!parsed.success) return { ok: false, issues: issuesOf(parsed.error) };
   return { ok: true, claim: build(parsed.data as Record<string, unknown>) };
 }
 
+/** zod's issues as field issues: one per field, named by its NCPDP code, never the value. */
+export function issuesOf(error: z.ZodError): FieldIssue[] {
+  const seen = new Set<string>();
+  const issues: FieldIssue[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      // An unknown key is named, never dropped: a 461-EU the table lacked went unsent.
+      for (const k of issue.keys) {
+        const field = k.length <= 16 ? k : `${k.slice(0, 16)}…`;
+        if (seen.has(field)) continue;
+        seen.add(field);
+        issues.push({ field, message: 'is not a field rxgate knows (NCPDP D.0 code expected)' });
+      }
+      continue;
+    }
+    const field = typeof issue.path[0] === 'string' ? issue.path[0] : '(claim)';
+    if (seen.has(field)) continue;
+    seen.add(field);
+    // zod's own wording for a missing field; ours otherwise. Neither repeats the value.
+    issues.push({
+      field,
+      message: issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message,
+    });
+  }
+  return issues;
+}
+
 /** The claim from wire values already checked: PHI wrapped, decimals as `Decimal`. */
-function build(r: Record<string, unknown>): CanonicalClaim {
+export function build(r: Record<string, unknown>): CanonicalClaim {
   const claim: Record<string, unknown> = {};
   for (let i = 0; i < FIELDS.length; i++) {
     const f = FIELDS[i]!;
@@ -257,7 +298,7 @@ function fastOk(f: ClaimField, v: unknown): boolean {
       return typeof v === 'string' && re.test(v);
     }
     case 'text':
-      return typeof v === 'string' && v.length >= 1 && v.length <= t.max && v.trim() === v;
+      return typeof v === 'string' && v.length >= 1 && v.length <= t.max && v.trim() === v && wellFormed(v);
     case 'date':
       return typeof v === 'string' && DATE.test(v) && validDate(v);
     case 'int':
@@ -280,9 +321,16 @@ function fastOk(f: ClaimField, v: unknown): boolean {
  * differently: zod then decides.
  */
 export function fastParse(r: Record<string, unknown>): CanonicalClaim | undefined {
+  let present = 0;
   for (const f of CLAIM_FIELDS) {
     const v = r[f.code];
-    if (v === undefined ? f.required : !fastOk(f, v)) return undefined;
+    if (v === undefined) {
+      if (f.required) return undefined;
+    } else if (!fastOk(f, v)) return undefined;
+    else present++;
   }
-  return build(r);
+  // Any other key (or one set to undefined) goes to zod, which names it.
+  let keys = 0;
+  for (const _ in r) keys++;
+  return keys === present ? build(r) : undefined;
 }

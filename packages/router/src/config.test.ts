@@ -13,7 +13,12 @@ describe('createRouter validates its options, naming the bad one', () => {
     ['nodes', { nodes: [base.nodes[0], base.nodes[0], base.nodes[0]] }],
     ['nodes.0.name', { nodes: [{ name: '', url: 'http://p.test' }] }],
     ['nodes.0.url', { nodes: [{ name: 'p', url: 'not a url' }] }],
+    ['nodes.0.url', { nodes: [{ name: 'p', url: 'ftp://p.test/' }] }],
+    ['nodes.0.url', { nodes: [{ name: 'p', url: 'file:///etc/passwd' }] }],
+    ['nodes.1.name', { nodes: [base.nodes[0], { name: 'primary', url: 'http://q.test' }] }],
     ['idempotencySecret', { idempotencySecret: '' }],
+    ['idempotencySecret', { idempotencySecret: 'abc' }],
+    ['idempotencySecret', { idempotencySecret: 'x'.repeat(31) }],
     ['lanes.pos.default', { lanes: { batch: { default: 1000 } } }],
     ['lanes.batch.default', { lanes: { pos: { default: 800 }, batch: { default: -1 } } }],
   ];

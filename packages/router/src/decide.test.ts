@@ -194,12 +194,7 @@ const rows: Row[] = [
   ],
   // client errors: dead letters (reconciled when an earlier send may have committed).
   ['400 invalid', C400, {}, { kind: 'dead-letter', reason: 'client-error:http-400' }],
-  [
-    '200 with 07 (submitter fix)',
-    FIX07,
-    {},
-    { kind: 'dead-letter', reason: 'client-error:submitter-fixable' },
-  ],
+  ['200 with 07 (submitter fix): a reject the pharmacist fixes, with its codes', FIX07, {}, { kind: 'done' }],
   ['400 on a pinned claim', C400, { commit: PIN }, { kind: 'reconcile', reason: 'client-error:http-400' }],
   ['418', U418, {}, { kind: 'dead-letter' }],
   // refusals before any send.

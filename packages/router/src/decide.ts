@@ -125,6 +125,8 @@ function decideVerdict(v: Verdict, s: ClaimState): Action {
         : { kind: 'wait', ms, why: 'throttled' };
     }
     case 'client-error':
+      // The payer answered with codes the submitter fixes (07, 09, 52, 62…): a reject.
+      if (v.rejectCodes !== undefined && v.rejectCodes.length > 0) return { kind: 'done', verdict: v };
       return end(`client-error:${v.reason}`, s);
     case 'transient':
     case 'ambiguous':

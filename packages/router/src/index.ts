@@ -21,6 +21,13 @@ export {
   toWire,
   wireBody,
 } from './claim.js';
+export {
+  CLAIM_FIELDS,
+  type ClaimField,
+  type FieldFormat,
+  RESPONSE_FIELDS,
+  type ResponseField,
+} from './claim-fields.js';
 export { type CommitState, commitAfter, maySendTo } from './commit-state.js';
 export { type ClientCredentialsOptions, type Credentials, clientCredentials } from './credentials.js';
 export { type Crosswalk, type CrosswalkEntry, crosswalkSnapshot } from './crosswalk.js';
@@ -45,10 +52,20 @@ export {
   type RouterErrorCode,
   TransportError,
 } from './errors.js';
+export { explain } from './explain.js';
 export { idempotencyKey, idempotencyKeyer, identityText, repairedKey } from './idempotency.js';
 export { FileJournal, type Journal, MemoryJournal } from './journal.js';
 export { JournalLedger, type JournalLedgerOptions, openFileLedger } from './journal-ledger.js';
-export { type Admission, isFinal, type Ledger, LostOwnershipError } from './ledger.js';
+export {
+  type Admission,
+  advancesGeneration,
+  closes,
+  isFinal,
+  type Ledger,
+  type LedgerView,
+  LostOwnershipError,
+  requestKeyOf,
+} from './ledger.js';
 export { MemoryLedger } from './memory-ledger.js';
 export { MemoryNegativeCache, type NegativeCache } from './negative-cache.js';
 export type {
@@ -58,11 +75,21 @@ export type {
   PaidAmounts,
 } from './outcome.js';
 export { type ContainsPhi, type LogSafe, Phi } from './phi.js';
+export type { QuotaScopeOptions } from './quota-scope.js';
+export {
+  type CanonicalReversal,
+  type ReversalParse,
+  rawReversalSchema,
+  reversalBody,
+  safeParseReversal,
+} from './reversal.js';
 export {
   type AuditOptions,
   createRouter,
   type Lane,
   type LaneBudgets,
+  type ReconcileOptions,
+  type ReconcileReport,
   type RetryOptions,
   type Router,
   type RouterLimiter,

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '@rxgate/ratelimit';
 import { answer, ClaimTable } from './claim-table.js';
 import { type CommitState, UNSENT } from './commit-state.js';
 import { FileJournal, isJournalLost, type Journal } from './journal.js';
-import { type Admission, isFinal, type Ledger } from './ledger.js';
+import { type Admission, advancesGeneration, closes, type Ledger, type LedgerView } from './ledger.js';
 import { deserializeOutcome, type Outcome, serializeOutcome } from './outcome.js';
 
 export interface JournalLedgerOptions {
@@ -18,8 +18,14 @@ export interface JournalLedgerOptions {
   readonly clock?: Clock;
 }
 
-// Journal lines: a pin, an unpin, a final outcome. Each names the claim by its identity key.
-type Line = { p: string; n: string } | { u: string } | { d: string; at: number; o: string };
+// Journal lines: a pin, an unpin, a closing outcome, a generation (after a payer's reject or
+// an accepted reversal: no stored outcome, unsent, generation g). Each names the claim by its
+// identity key.
+type Line =
+  | { p: string; n: string }
+  | { u: string }
+  | { d: string; at: number; o: string }
+  | { g: string; n: number; at: number };
 
 /**
  * The durable embedded ledger: every pin is written ahead, and synced, before the send it
@@ -88,6 +94,12 @@ export class JournalLedger implements Ledger {
       const e = this.#table.entry(line.d);
       e.outcome = deserializeOutcome(line.o);
       e.finishedAt = line.at;
+    } else if ('g' in line) {
+      const e = this.#table.entry(line.g);
+      e.outcome = undefined;
+      e.commit = UNSENT;
+      e.generation = line.n;
+      e.finishedAt = line.at;
     }
   }
 
@@ -108,10 +120,24 @@ export class JournalLedger implements Ledger {
     const at = this.#clock.now();
     const waiters = this.#table.finish(identity, outcome, at);
     try {
-      if (isFinal(outcome)) await this.#write({ d: identity, at, o: serializeOutcome(outcome) });
+      if (closes(outcome)) await this.#write({ d: identity, at, o: serializeOutcome(outcome) });
+      else if (advancesGeneration(outcome))
+        await this.#write({ g: identity, n: this.#table.lookup(identity).generation, at });
     } finally {
       answer(waiters, outcome);
     }
+  }
+
+  async reopen(identity: string): Promise<void> {
+    if (!this.#replayed) await this.#ready;
+    const at = this.#clock.now();
+    const n = this.#table.reopen(identity, at);
+    await this.#write({ g: identity, n, at });
+  }
+
+  async lookup(identity: string): Promise<LedgerView> {
+    if (!this.#replayed) await this.#ready;
+    return this.#table.lookup(identity);
   }
 
   /** Where the claim may be committed now (for tests and tools). */
@@ -160,14 +186,17 @@ export class JournalLedger implements Ledger {
     const horizon = this.#clock.now() - this.#retainMs;
     const lines: string[] = [];
     for (const [id, e] of this.#table.entries()) {
-      if (e.outcome !== undefined) {
-        if (e.finishedAt < horizon && !e.owned) {
-          this.#table.delete(id);
-          continue;
-        }
+      const settled = e.outcome !== undefined || (e.generation > 0 && e.commit.kind === 'unsent');
+      if (settled && e.finishedAt < horizon && !e.owned) {
+        this.#table.delete(id);
+        continue;
+      }
+      // The generation first: on replay it clears the outcome the next line restores.
+      if (e.generation > 0) lines.push(JSON.stringify({ g: id, n: e.generation, at: e.finishedAt }));
+      if (e.outcome !== undefined)
         lines.push(JSON.stringify({ d: id, at: e.finishedAt, o: serializeOutcome(e.outcome) }));
-      } else if (e.commit.kind === 'pinned') lines.push(JSON.stringify({ p: id, n: e.commit.node }));
-      else if (!e.owned && e.waiters === undefined) this.#table.delete(id);
+      else if (e.commit.kind === 'pinned') lines.push(JSON.stringify({ p: id, n: e.commit.node }));
+      else if (!e.owned && e.waiters === undefined && e.generation === 0) this.#table.delete(id);
     }
     await this.#journal.rewrite(lines);
   }

@@ -233,6 +233,7 @@ describe('FileJournal', () => {
       assert.deepEqual(await second.begin('x'), {
         kind: 'owner',
         commit: { kind: 'pinned', node: 'secondary' },
+        generation: 0,
       });
       assert.equal((await second.begin('y')).kind, 'done');
       await second.close();

@@ -7,7 +7,15 @@ export type Admission =
    * This submission owns the claim now. `commit` says where it may already be committed (a
    * dead letter, a claim of a process that died, a claim answered `maybe` before a restart).
    */
-  | { readonly kind: 'owner'; readonly commit: CommitState }
+  | {
+      readonly kind: 'owner';
+      readonly commit: CommitState;
+      /**
+       * The attempt generation of the identity: 0 until a payer rejects it, then one more per
+       * reject (and per accepted reversal). A send goes out under {@link requestKeyOf} of it.
+       */
+      readonly generation: number;
+    }
   /** The claim is finished: its outcome, never a send. */
   | { readonly kind: 'done'; readonly outcome: Outcome }
   /**
@@ -28,15 +36,54 @@ export interface Ledger {
   /** A send made while unsent was answered "nothing processed": the claim is unsent again. */
   unpin(identity: string): Promise<void>;
   /**
-   * Ends this submission's ownership. A final outcome (paid, approved, captured, duplicate,
-   * rejected) is stored and answered to every later submission; any other (dead-lettered,
-   * needs-reconciliation) releases the claim and keeps its commit state for the next one.
+   * Ends this submission's ownership. A closing outcome (paid, approved, captured, duplicate)
+   * is stored and answered to every later submission. A payer's reject is answered to the
+   * joiners of this run only and moves the identity to its next generation, durably: the next
+   * submission is sent under a fresh key. Any other outcome (dead-lettered,
+   * needs-reconciliation, a local reject) releases the claim and keeps its commit state.
    */
   finish(identity: string, outcome: Outcome): Promise<void>;
+  /**
+   * An accepted reversal: the identity's stored payment is dropped, it is unsent again and in
+   * its next generation, so a rebill is sent under a fresh key.
+   */
+  reopen(identity: string): Promise<void>;
+  /** What the ledger holds of an identity without owning it: stored outcome, generation, commit state. */
+  lookup(identity: string): Promise<LedgerView>;
   close(): Promise<void>;
 }
 
-/** Outcomes the ledger stores as the claim's answer; the others leave the claim open. */
+/** An identity as the ledger holds it, read without owning it. */
+export interface LedgerView {
+  readonly outcome: Outcome | undefined;
+  readonly generation: number;
+  readonly commit: CommitState;
+}
+
+/** Outcomes that close an identity: stored, and answered to every later submission. */
+export function closes(o: Outcome): boolean {
+  switch (o.kind) {
+    case 'paid':
+    case 'approved':
+    case 'captured':
+    case 'duplicate':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** A payer's reject (sent, answered): the identity moves to its next generation. */
+export function advancesGeneration(o: Outcome): boolean {
+  return o.kind === 'rejected' && !o.local;
+}
+
+/** The Idempotency-Key of generation `g` of an identity: the identity's key itself for 0. */
+export function requestKeyOf(identity: string, generation: number): string {
+  return generation === 0 ? identity : `${identity}.g${generation}`;
+}
+
+/** Outcomes answered to the joiners of the run that reached them (closing ones, and rejects). */
 export function isFinal(o: Outcome): boolean {
   switch (o.kind) {
     case 'paid':

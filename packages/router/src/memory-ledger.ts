@@ -1,6 +1,6 @@
 import { answer, ClaimTable } from './claim-table.js';
 import type { CommitState } from './commit-state.js';
-import type { Admission, Ledger } from './ledger.js';
+import type { Admission, Ledger, LedgerView } from './ledger.js';
 import type { Outcome } from './outcome.js';
 
 const RESOLVED = Promise.resolve();
@@ -35,6 +35,15 @@ export class MemoryLedger implements Ledger {
     // Waiters of a claim left open begin again and one of them owns it next.
     answer(this.#table.finish(identity, outcome, 0), outcome);
     return RESOLVED;
+  }
+
+  reopen(identity: string): Promise<void> {
+    this.#table.reopen(identity, 0);
+    return RESOLVED;
+  }
+
+  lookup(identity: string): Promise<LedgerView> {
+    return Promise.resolve(this.#table.lookup(identity));
   }
 
   /** Where the claim may be committed now (for tests and tools). */

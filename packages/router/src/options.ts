@@ -19,6 +19,7 @@ import { FileJournal } from './journal.js';
 import { JournalLedger } from './journal-ledger.js';
 import type { Ledger } from './ledger.js';
 import { MemoryNegativeCache, type NegativeCache } from './negative-cache.js';
+import { type QuotaScope, type QuotaScopeOptions, resolveQuotaScope } from './quota-scope.js';
 import type { Logger, Metrics, RouterEvent } from './telemetry.js';
 import { type Transport, undiciTransport } from './transport.js';
 
@@ -78,6 +79,8 @@ export interface RouterOptions {
   readonly parity?: (node: string) => boolean;
   /** The vendor quota. @default 10/s, burst 20 */
   readonly limiter?: RouterLimiter;
+  /** Which quota signals are a payer's (observed at the payer's key). @default all the account's */
+  readonly quotaScope?: QuotaScopeOptions;
   /** Breakers keyed `node:segment`. @default time-window 50% over 30 s, min 10 calls */
   readonly breakers?: Breakers;
   /** Bearer tokens; none means no Authorization header. */
@@ -118,6 +121,11 @@ export interface RouterOptions {
   readonly logger?: Logger;
   readonly onEvent?: (event: RouterEvent) => void;
   readonly metrics?: Metrics;
+  /**
+   * Reconcile in the background: every `everyMs` the router asks each maybe-committed claim's
+   * pinned node again (as `router.reconcile()` does). Off by default.
+   */
+  readonly reconcile?: { readonly everyMs: number };
 }
 
 export interface SubmitOptions {
@@ -136,6 +144,9 @@ export interface SubmitOptions {
   readonly pinnedNode?: string;
 }
 
+/** The shortest idempotency secret accepted: an HMAC-SHA256 key of 32 bytes. */
+export const MIN_SECRET_BYTES = 32;
+
 const DEFAULT_LANES: LaneBudgets = {
   pos: { default: 800, retail: 800, specialty: 1200 },
   batch: { default: 3_600_000 },
@@ -147,6 +158,7 @@ export interface Resolved {
   readonly shared: boolean;
   readonly parity: (node: string) => boolean;
   readonly limiter: RouterLimiter;
+  readonly quotaScope: QuotaScope;
   readonly breakers: Breakers;
   readonly credentials: Credentials | undefined;
   readonly crosswalk: Crosswalk | undefined;
@@ -179,19 +191,32 @@ export function resolveOptions(options: RouterOptions): Resolved {
   const nodes = options.nodes;
   if (!Array.isArray(nodes) || nodes.length < 1 || nodes.length > 2)
     throw new RouterConfigError('nodes', 'must hold one or two nodes');
+  const names = new Set<string>();
   for (const [i, n] of nodes.entries()) {
     if (typeof n?.name !== 'string' || n.name === '')
       throw new RouterConfigError(`nodes.${i}.name`, 'must be a non-empty string');
+    if (names.has(n.name)) throw new RouterConfigError(`nodes.${i}.name`, `must be unique (${n.name} twice)`);
+    names.add(n.name);
+    let url: URL;
     try {
-      new URL(n.url);
+      url = new URL(n.url);
     } catch {
       throw new RouterConfigError(`nodes.${i}.url`, 'must be an absolute URL');
     }
+    // Anything else (ftp:, file:) is a config mistake, never a claim whose answer was lost.
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new RouterConfigError(`nodes.${i}.url`, 'must be an http: or https: URL');
   }
-  // Required: without a stable secret the key would change across restarts. Use 32 random
-  // bytes or more in production; a short one keeps keys stable but weakens the HMAC.
-  if (typeof options.idempotencySecret !== 'string' || options.idempotencySecret === '')
-    throw new RouterConfigError('idempotencySecret', 'must be a non-empty string, the same in every process');
+  // Required: without a stable secret the key would change across restarts; a short one
+  // weakens the HMAC (32 random bytes or more, as for any HMAC-SHA256 key).
+  if (
+    typeof options.idempotencySecret !== 'string' ||
+    Buffer.byteLength(options.idempotencySecret, 'utf8') < MIN_SECRET_BYTES
+  )
+    throw new RouterConfigError(
+      'idempotencySecret',
+      `must be a string of at least ${MIN_SECRET_BYTES} bytes (random), the same in every process`,
+    );
   const lanes = options.lanes ?? DEFAULT_LANES;
   for (const lane of ['pos', 'batch'] as const) {
     const d = lanes[lane]?.default;
@@ -211,6 +236,7 @@ export function resolveOptions(options: RouterOptions): Resolved {
     shared: options.sharedIdempotency === true,
     parity: options.parity ?? (() => true),
     limiter: options.limiter ?? createLimiter({ account: { ratePerSecond: 10, burst: 20 }, clock }),
+    quotaScope: resolveQuotaScope(options.quotaScope),
     breakers:
       options.breakers ??
       createBreakers({

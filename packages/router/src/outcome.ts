@@ -13,6 +13,11 @@ export interface OutcomeBase {
   readonly attempts: number;
   /** From submit to outcome, on the router's clock. */
   readonly elapsedMs: number;
+  /**
+   * Which attempt generation of the claim's identity answered (absent for 0, the first): one
+   * more after each payer reject and each accepted reversal, each sent under its own key.
+   */
+  readonly generation?: number;
   /** The crosswalk snapshot version, when a repair consulted it. */
   readonly snapshotVersion?: string;
   /**
@@ -20,12 +25,17 @@ export interface OutcomeBase {
    * are held and written again when the log comes back (an `audit` alarm event says so).
    */
   readonly auditDegraded?: boolean;
+  /** What happened and what to do next, in plain words for the pharmacist (no PHI). */
+  readonly explanation?: string;
 }
 
 export interface PaidAmounts {
   /** 505-F5 */ readonly patientPay?: Decimal;
   /** 506-F6 */ readonly ingredientCostPaid?: Decimal;
   /** 509-F9 */ readonly totalPaid?: Decimal;
+  /** 518-FI */ readonly copay?: Decimal;
+  /** 572-4U */ readonly coinsurance?: Decimal;
+  /** 517-FH */ readonly deductible?: Decimal;
 }
 
 /** Exactly one of these ends every submitted claim. */
@@ -36,6 +46,8 @@ export type Outcome =
       readonly authorizationNumber?: string;
       /** The node that adjudicated it. */
       readonly node: string;
+      /** The payer's messages (504-F4, 526-FQ): for the pharmacist, never telemetry. */
+      readonly messages?: readonly string[];
     })
   | (OutcomeBase & {
       readonly kind: 'rejected';
@@ -46,6 +58,8 @@ export type Outcome =
       readonly priorAuthRequired: boolean;
       /** True when the rejection was decided locally (negative cache, crosswalk) without spending quota. */
       readonly local: boolean;
+      /** The payer's messages (504-F4, 526-FQ): for the pharmacist, never telemetry. */
+      readonly messages?: readonly string[];
     })
   | (OutcomeBase & {
       readonly kind: 'duplicate';
@@ -61,12 +75,16 @@ export type Outcome =
       readonly lane: 'pos' | 'batch';
       /** The node it may already be committed on: a resubmission goes only there (the ledger holds this too). */
       readonly pinnedNode?: string;
+      /** NCPDP codes that explain it: the vendor's last reject codes, or 99 (host processing error). */
+      readonly codes?: readonly string[];
     })
   | (OutcomeBase & {
       readonly kind: 'needs-reconciliation';
       /** Sent, possibly paid, answer lost; not failed over. Reverse only once the state is known. */
       readonly reason: string;
       readonly node: string;
+      /** NCPDP codes that explain it: the vendor's last reject codes, or 99 (host processing error). */
+      readonly codes?: readonly string[];
     })
   | (OutcomeBase & { readonly kind: 'invalid'; readonly issues: readonly FieldIssue[] })
   | (OutcomeBase & {

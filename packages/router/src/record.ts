@@ -209,6 +209,7 @@ function handle(cache: Map<string, CounterHandle>, key: string, make: () => Coun
 /** The PHI-free fields of an outcome for the audit log (amounts as decimal strings). */
 export function auditView(o: Outcome): Record<string, unknown> {
   const view: Record<string, unknown> = { kind: o.kind, attempts: o.attempts, elapsedMs: o.elapsedMs };
+  if (o.generation !== undefined) view.generation = o.generation;
   switch (o.kind) {
     case 'paid':
     case 'approved':
@@ -219,6 +220,9 @@ export function auditView(o: Outcome): Record<string, unknown> {
       if (o.amounts.ingredientCostPaid !== undefined)
         view.ingredientCostPaid = decimalFixed(o.amounts.ingredientCostPaid, 2);
       if (o.amounts.totalPaid !== undefined) view.totalPaid = decimalFixed(o.amounts.totalPaid, 2);
+      if (o.amounts.copay !== undefined) view.copay = decimalFixed(o.amounts.copay, 2);
+      if (o.amounts.coinsurance !== undefined) view.coinsurance = decimalFixed(o.amounts.coinsurance, 2);
+      if (o.amounts.deductible !== undefined) view.deductible = decimalFixed(o.amounts.deductible, 2);
       break;
     case 'rejected':
       view.codes = o.codes;
@@ -228,11 +232,13 @@ export function auditView(o: Outcome): Record<string, unknown> {
     case 'dead-lettered':
       view.reason = o.reason;
       view.lane = o.lane;
+      if (o.codes !== undefined) view.codes = o.codes;
       if (o.pinnedNode !== undefined) view.pinnedNode = o.pinnedNode;
       break;
     case 'needs-reconciliation':
       view.reason = o.reason;
       view.node = o.node;
+      if (o.codes !== undefined) view.codes = o.codes;
       break;
     case 'invalid':
       view.fields = o.issues.map((i) => i.field);

@@ -243,14 +243,18 @@ describe('router verdict branches, in virtual time', () => {
     await router.close();
   });
 
-  it('404 unknown product: rejected 70 and negative-cached by NDC', async () => {
+  it('404 unknown product: rejected 70 and negative-cached by payer (BIN/PCN) and NDC, never for another payer', async () => {
     const { router, primary, submit } = setup();
     primary.script.push({ status: 404, body: { error: 'unknown_product', field: '407-D7' } });
     const o = await submit(rawClaim());
     assert.deepEqual(o.kind === 'rejected' && o.codes, ['70']);
+    // The same payer: answered locally, and it says so.
+    const samePayer = await submit(rawClaim({ '402-D2': '000779' }));
+    assert.deepEqual(samePayer.kind === 'rejected' && [samePayer.codes, samePayer.local], [['70'], true]);
+    // Another payer (PCN) for the same NDC: sent, and paid.
     const otherPayer = await submit(rawClaim({ '402-D2': '000778', '104-A4': 'OTHER' }));
-    assert.equal(otherPayer.kind === 'rejected' && otherPayer.local, true);
-    assert.equal(primary.requests.length, 1);
+    assert.equal(otherPayer.kind, 'paid');
+    assert.equal(primary.requests.length, 2);
     await router.close();
   });
 

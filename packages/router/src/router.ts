@@ -1,15 +1,21 @@
+import type { TimerHandle } from '@rxgate/ratelimit';
 import { type CanonicalClaim, safeParseClaim } from './claim.js';
 import { ClaimRun, runClaim } from './claim-run.js';
 import type { CommitState } from './commit-state.js';
 import { RouterContext } from './context.js';
 import type { DeadLetter } from './dead-letters.js';
 import type { Lane } from './decide.js';
-import { RouterClosedError } from './errors.js';
+import type { FieldIssue } from './errors.js';
+import { RouterClosedError, RouterConfigError } from './errors.js';
+import { withExplanation } from './explain.js';
 import { idempotencyKeyer } from './idempotency.js';
 import type { Admission } from './ledger.js';
+import { type LedgerView, requestKeyOf } from './ledger.js';
 import { type RouterOptions, resolveOptions, type SubmitOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import { Recorder } from './record.js';
+import { type CanonicalReversal, reversalBody, reversedIdentity, safeParseReversal } from './reversal.js';
+import { readSubmitOptions } from './submit-options.js';
 import type { Metrics } from './telemetry.js';
 
 export type {
@@ -31,11 +37,39 @@ export interface Router {
    * there), whatever this router's ledger remembers.
    */
   resubmit(letter: DeadLetter, options?: Omit<SubmitOptions, 'pinnedNode'>): Promise<Outcome>;
+  /**
+   * Asks the pinned node again, under the same key, for every claim that may be committed there
+   * and whose run ended (the dead-letter queue's pinned letters): a replayed or fresh answer
+   * settles it (ledger, audit, a `reconciled` event); a node that stays down keeps it pinned
+   * (its letter is put back). Never sends a claim to a node other than its pin.
+   */
+  reconcile(): Promise<ReconcileReport>;
   /** Waits for the claims in flight, then closes pools, the ledger and the audit log. Idempotent. */
   close(): Promise<void>;
   readonly metrics: Metrics;
   /** Claims in flight. */
   readonly inFlight: number;
+}
+
+/** What one `reconcile()` pass did. */
+export interface ReconcileReport {
+  /** Maybe-committed claims asked again. */
+  readonly asked: number;
+  /** Of those, settled with a final outcome. */
+  readonly settled: number;
+  /** Of those, still pinned (the node did not answer). */
+  readonly stillOpen: number;
+  readonly outcomes: readonly Outcome[];
+}
+
+export interface ReconcileOptions {
+  /** Run `reconcile()` every this many ms on the router's clock, until `close()`. */
+  readonly everyMs: number;
+}
+
+/** A B2 in wire form (read once, guarded by the caller). */
+function isReversal(raw: unknown): boolean {
+  return typeof raw === 'object' && raw !== null && (raw as Record<string, unknown>)['103-A3'] === 'B2';
 }
 
 /**
@@ -78,11 +112,16 @@ export function createRouter(options: RouterOptions): Router {
     lane: Lane,
     start: number,
     so: SubmitOptions,
+    /**
+     * A reversal: its ledger identity, its body, and the node its B1 is (maybe) paid on, where
+     * it goes unless its own identity is pinned elsewhere already.
+     */
+    pre?: { readonly identity: string; readonly body: string; readonly target?: string | undefined },
   ): Promise<Outcome> {
     const segment = so.segment ?? 'retail';
     const budgets = o.lanes[lane];
     const deadline = so.deadline ?? start + (budgets[segment] ?? budgets.default);
-    const claimKey = keyOf(claim);
+    const claimKey = pre?.identity ?? keyOf(claim);
     // No claim starts that its audit trail cannot follow.
     if (rec.audit.full) {
       rec.audit.drop();
@@ -112,10 +151,11 @@ export function createRouter(options: RouterOptions): Router {
         continue; // The owner is gone or left the claim open: begin again, and maybe own it.
       }
       let commit: CommitState = a.commit;
-      if (so.pinnedNode !== undefined && !(commit.kind === 'pinned' && commit.node === so.pinnedNode)) {
+      const pinTo = so.pinnedNode ?? (a.commit.kind === 'unsent' ? pre?.target : undefined);
+      if (pinTo !== undefined && !(commit.kind === 'pinned' && commit.node === pinTo)) {
         try {
-          await o.ledger.pin(claimKey, so.pinnedNode);
-          commit = { kind: 'pinned', node: so.pinnedNode };
+          await o.ledger.pin(claimKey, pinTo);
+          commit = { kind: 'pinned', node: pinTo };
         } catch {
           const refused = outcomeOf(claimKey, correlationId, start, {
             kind: 'dead-lettered',
@@ -136,7 +176,9 @@ export function createRouter(options: RouterOptions): Router {
         deadline,
         `${claim.bin}/${claim.pcn}`,
         commit,
+        a.generation,
       );
+      if (pre !== undefined) r.body = pre.body;
       return own(r, so.signal);
     }
   }
@@ -207,34 +249,187 @@ export function createRouter(options: RouterOptions): Router {
   }
 
   function recorded(outcome: Outcome, lane: Lane): Promise<Outcome> {
-    return rec.outcome(outcome, lane);
+    return rec.outcome(withExplanation(outcome), lane);
   }
 
-  async function submit(raw: unknown, so: SubmitOptions): Promise<Outcome> {
+  const invalid = (issues: readonly FieldIssue[], correlationId: string, lane: Lane): Promise<Outcome> =>
+    recorded(
+      withExplanation({
+        kind: 'invalid',
+        issues,
+        claimKey: '',
+        correlationId,
+        path: [],
+        attempts: 0,
+        elapsedMs: 0,
+      }),
+      lane,
+    );
+
+  async function submit(raw: unknown, given: unknown): Promise<Outcome> {
     const start = clock.now();
-    const lane: Lane = so.lane === 'batch' ? 'batch' : 'pos';
     const correlationId = correlationPrefix + (++sequence).toString(36);
-    const parsed = safeParseClaim(raw);
-    if (!parsed.ok)
-      return recorded(
-        {
-          kind: 'invalid',
-          issues: parsed.issues,
-          claimKey: '',
-          correlationId,
-          path: [],
-          attempts: 0,
-          elapsedMs: 0,
-        },
+    // Nothing a caller passes makes submit reject or hang: a getter that throws, a NaN
+    // deadline, an unknown lane are an `invalid` outcome naming what is wrong.
+    const so = readSubmitOptions(given);
+    const lane: Lane = so.ok && so.options.lane === 'batch' ? 'batch' : 'pos';
+    if (!so.ok) return invalid(so.issues, correlationId, lane);
+    let reversal: ReturnType<typeof safeParseReversal> | undefined;
+    let parsed: ReturnType<typeof safeParseClaim> | undefined;
+    try {
+      if (isReversal(raw)) reversal = safeParseReversal(raw);
+      else parsed = safeParseClaim(raw);
+    } catch {
+      return invalid(
+        [{ field: '(claim)', message: 'could not be read (a property threw)' }],
+        correlationId,
         lane,
       );
-    return submitParsed(parsed.claim, correlationId, lane, start, so);
+    }
+    if (reversal !== undefined) {
+      if (!reversal.ok) return invalid(reversal.issues, correlationId, lane);
+      return submitReversal(reversal.reversal, correlationId, lane, start, so.options);
+    }
+    if (!parsed!.ok) return invalid(parsed!.issues, correlationId, lane);
+    return submitParsed(parsed!.claim, correlationId, lane, start, so.options);
   }
 
-  const tracked = (run: () => Promise<Outcome>): Promise<Outcome> => {
+  /**
+   * A B2: it undoes the payment of its B1 identity, so it goes to the node that paid it (when
+   * the ledger knows it), under its own key (the B1 generation it reverses, `.b2`). Accepted,
+   * the B1 identity is reopened: a rebill is sent, under the next generation's key.
+   */
+  async function submitReversal(
+    rev: CanonicalReversal,
+    correlationId: string,
+    lane: Lane,
+    start: number,
+    so: SubmitOptions,
+  ): Promise<Outcome> {
+    const b1 = reversedIdentity(rev);
+    const b1Key = keyOf(b1);
+    let known: LedgerView;
+    try {
+      known = await o.ledger.lookup(b1Key);
+    } catch {
+      known = { outcome: undefined, generation: 0, commit: { kind: 'unsent' } };
+    }
+    // Paid there, or maybe paid there (answer lost): the reversal goes to that node only.
+    const paidOn =
+      known.outcome !== undefined && 'node' in known.outcome
+        ? known.outcome.node
+        : known.commit.kind === 'pinned'
+          ? known.commit.node
+          : undefined;
+    // A reversal of the generation that is paid; when none is (reopened by an accepted
+    // reversal), of the one before: the same B2 again is answered by the ledger, not re-sent.
+    const reversedGeneration =
+      known.outcome === undefined && known.commit.kind === 'unsent' && known.generation > 0
+        ? known.generation - 1
+        : known.generation;
+    const identity = `${requestKeyOf(b1Key, reversedGeneration)}.b2`;
+    const outcome = await submitParsed(rev as unknown as CanonicalClaim, correlationId, lane, start, so, {
+      identity,
+      body: reversalBody(rev),
+      target: paidOn,
+    });
+    // Reopened once, by the submission the payer answered (a repeat gets the stored answer).
+    const accepted = outcome.kind === 'approved' || outcome.kind === 'paid' || outcome.kind === 'captured';
+    if (accepted && outcome.correlationId === correlationId) {
+      try {
+        await o.ledger.reopen(b1Key);
+      } catch {
+        rec.log.error({ correlationId, ledger: 'reopen-failed' }, 'ledger unavailable after a reversal');
+      }
+    }
+    return outcome;
+  }
+
+  // The last guard: an internal failure before a claim is owned is still one outcome.
+  const internalError = (): Outcome =>
+    withExplanation({
+      kind: 'dead-lettered',
+      reason: 'internal-error',
+      lane: 'batch',
+      claimKey: '',
+      correlationId: correlationPrefix + (++sequence).toString(36),
+      path: [],
+      attempts: 0,
+      elapsedMs: 0,
+    } as Outcome);
+
+  async function reconcile(): Promise<ReconcileReport> {
+    const taken = (await o.deadLetters.takePinned?.()) ?? [];
+    // A letter of a generation the identity has left (reversed since, or rejected and sent
+    // again) is settled: asking again would bill what the pharmacist reversed.
+    const letters: DeadLetter[] = [];
+    for (const letter of taken) {
+      if (letter.claim.transactionCode !== 'B2') {
+        const view = await o.ledger.lookup(letter.claimKey).catch(() => undefined);
+        if (view !== undefined && view.generation !== (letter.generation ?? 0)) continue;
+      }
+      letters.push(letter);
+    }
+    const outcomes = await Promise.all(
+      letters.map((letter) =>
+        resubmitLetter(letter, { lane: 'batch' }).then((outcome) => {
+          const settled = outcome.kind !== 'needs-reconciliation' && outcome.kind !== 'in-flight-elsewhere';
+          o.onEvent?.({
+            type: 'reconciled',
+            correlationId: outcome.correlationId,
+            claimKey: letter.claimKey,
+            node: letter.pinnedNode!,
+            kind: outcome.kind,
+            settled,
+          });
+          return outcome;
+        }),
+      ),
+    );
+    const settled = outcomes.filter(
+      (x) => x.kind !== 'needs-reconciliation' && x.kind !== 'in-flight-elsewhere',
+    );
+    return {
+      asked: letters.length,
+      settled: settled.length,
+      stillOpen: letters.length - settled.length,
+      outcomes,
+    };
+  }
+
+  function resubmitLetter(letter: DeadLetter, so: Omit<SubmitOptions, 'pinnedNode'>): Promise<Outcome> {
+    const start = clock.now();
+    const lane: Lane = so.lane === 'batch' ? 'batch' : (so.lane ?? letter.lane);
+    const correlationId = correlationPrefix + (++sequence).toString(36);
+    const pinned = letter.pinnedNode === undefined ? so : { ...so, pinnedNode: letter.pinnedNode };
+    if (letter.claim.transactionCode === 'B2')
+      return submitReversal(letter.claim as unknown as CanonicalReversal, correlationId, lane, start, pinned);
+    return submitParsed(letter.claim, correlationId, lane, start, pinned);
+  }
+
+  // The background cadence: one pass at a time, stopped by close().
+  let cadence: TimerHandle | undefined;
+  const every = options.reconcile?.everyMs;
+  if (every !== undefined) {
+    if (!(typeof every === 'number' && every > 0 && Number.isFinite(every)))
+      throw new RouterConfigError('reconcile.everyMs', 'must be a positive number of milliseconds');
+    const tick = () => {
+      cadence = clock.setTimer(every, () => {
+        if (closing !== undefined) return;
+        tracked(reconcile)
+          .catch(() => undefined)
+          .finally(() => {
+            if (closing === undefined) tick();
+          });
+      });
+    };
+    tick();
+  }
+
+  const tracked = <T>(run: () => Promise<T>): Promise<T> => {
     if (closing !== undefined) return Promise.reject(new RouterClosedError());
     inFlight++;
-    let p: Promise<Outcome>;
+    let p: Promise<T>;
     try {
       p = run();
     } catch (e) {
@@ -246,19 +441,12 @@ export function createRouter(options: RouterOptions): Router {
   };
 
   return {
-    submit: (raw, so = {}) => tracked(() => submit(raw, so)),
-    resubmit: (letter, so = {}) =>
-      tracked(() => {
-        const start = clock.now();
-        const lane: Lane = so.lane === 'batch' ? 'batch' : (so.lane ?? letter.lane);
-        const correlationId = correlationPrefix + (++sequence).toString(36);
-        return submitParsed(letter.claim, correlationId, lane, start, {
-          ...so,
-          ...(letter.pinnedNode === undefined ? {} : { pinnedNode: letter.pinnedNode }),
-        });
-      }),
+    submit: (raw, so = {}) => tracked(() => submit(raw, so).catch(internalError)),
+    resubmit: (letter, so = {}) => tracked(() => resubmitLetter(letter, so)),
+    reconcile: () => (closing !== undefined ? Promise.reject(new RouterClosedError()) : tracked(reconcile)),
     close() {
       closing ??= (async () => {
+        cadence?.cancel();
         if (inFlight > 0)
           await new Promise<void>((resolve) => {
             drained = resolve;

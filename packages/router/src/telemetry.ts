@@ -45,6 +45,16 @@ export type RouterEvent =
       readonly at: number;
     }
   | { readonly type: 'credentials'; readonly node: string; readonly ok: boolean }
+  /** A maybe-committed claim asked again on its pinned node (`router.reconcile()`): how it ended. */
+  | {
+      readonly type: 'reconciled';
+      readonly correlationId: string;
+      readonly claimKey: string;
+      readonly node: string;
+      /** The final outcome's kind, or `needs-reconciliation` when the node still did not answer. */
+      readonly kind: string;
+      readonly settled: boolean;
+    }
   /** The audit log failed (`degraded`, records held), came back (`recovered`), or lost records (`dropped`). */
   | AuditAlarm;
 

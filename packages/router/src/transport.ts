@@ -59,6 +59,27 @@ const NOT_SENT = new Set([
   'UND_ERR_DESTROYED',
 ]);
 
+/**
+ * A TLS handshake that failed (an https: URL to a plain-HTTP port, a certificate the client
+ * refuses): no request byte is written before the handshake completes, so nothing was sent.
+ */
+function isHandshakeFailure(code: string | undefined): boolean {
+  return (
+    code !== undefined &&
+    (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || TLS_CERT_CODES.has(code))
+  );
+}
+const TLS_CERT_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+]);
+
 /** The default transport: an undici `Pool` per node, keep-alive, split connect and read timeouts. */
 export function undiciTransport(options: UndiciTransportOptions = {}): Transport {
   const pools = new Map<string, Pool>();
@@ -101,7 +122,7 @@ export function undiciTransport(options: UndiciTransportOptions = {}): Transport
       } catch (e) {
         const code = errorCode(e);
         // An abort or a socket error may come after the bytes left: only connect failures are safe.
-        const phase = !sent && NOT_SENT.has(code) ? 'not-sent' : 'sent';
+        const phase = !sent && (NOT_SENT.has(code) || isHandshakeFailure(code)) ? 'not-sent' : 'sent';
         throw new TransportError(phase, code, { cause: e });
       }
     },

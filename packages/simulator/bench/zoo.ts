@@ -2,13 +2,14 @@
 // header style and throttle style, at 1.5x and 3x the quota, fast and slow latency, against
 // the rxgate limiter fed by @rxgate/classifier's quota signals (as the router feeds it), and,
 // for vendors that send no quota header, the AWS SDKs' adaptive mode (CUBIC) side by side.
-// SEED=n picks another seed.
+// SEED=n picks another seed; HEADERS=remaining-only,none runs only those header styles.
 import { table } from '@rxgate/testkit';
 import { QUOTA_MODELS } from '../src/zoo/quota-models.js';
 import { HEADER_STYLES, throttleStylesOf } from '../src/zoo/vendor-headers.js';
 import { type LatencyProfile, runZoo, type ZooClient, type ZooRunResult } from '../src/zoo/zoo-run.js';
 
 const seed = Number(process.env.SEED ?? 1);
+const onlyHeaders = process.env.HEADERS?.split(',');
 const loads = [1.5, 3] as const;
 const latencies: readonly LatencyProfile[] = ['fast', 'slow'];
 // A user who does not know the quota (20/s): half of it, or twice it. A vendor that sends no
@@ -48,6 +49,7 @@ let beatAws = 0;
 let deadLettered = 0;
 for (const model of QUOTA_MODELS) {
   for (const headers of HEADER_STYLES) {
+    if (onlyHeaders !== undefined && !onlyHeaders.includes(headers)) continue;
     for (const throttle of throttleStylesOf(headers)) {
       const quiet = headers === 'none';
       const vendor = { model, headers, throttle };
@@ -88,11 +90,56 @@ console.log(
   'from 10 s to 70 s of virtual time; "DL": claims with budget left dead-lettered by the limiter.\n',
 );
 console.log(table(header, rows));
+// Per-payer sub-quotas: the account's 20/s ("default") and 5/s for payer A ("per-payer"),
+// IETF headers, one claim in three for A: at most 5/s for A and 15/s for B, 100 %.
+const payerRows: string[][] = [];
+let payerCells = 0;
+let payerMet = 0;
+for (const model of QUOTA_MODELS) {
+  for (const payerPolicy of ['payer', 'account'] as const) {
+    const cells: string[] = [];
+    for (const load of loads) {
+      for (const latency of latencies) {
+        const rs: ZooRunResult[] = [];
+        for (const client of headerClients)
+          rs.push(
+            await runZoo({
+              vendor: { model, headers: 'ietf', throttle: '429-seconds', payerQuotaPerSecond: 5 },
+              client: { ...(client as ZooClient & { kind: 'rxgate' }), payerPolicy },
+              load,
+              latency,
+              seed,
+            }),
+          );
+        const c = cell(rs);
+        if (payerPolicy === 'payer') {
+          payerCells++;
+          deadLettered += c.deadLettered;
+          if (c.goodput >= 98 && c.throttled <= 0.5) payerMet++;
+        }
+        cells.push(show(c));
+      }
+    }
+    payerRows.push([
+      payerPolicy === 'payer' ? `${model} / ietf + "per-payer" 5/s / 429-seconds` : '',
+      payerPolicy === 'payer'
+        ? 'rxgate, "per-payer" at the payer key (limit 10 and 40, worst)'
+        : 'rxgate, every signal at the account (the router before)',
+      ...cells,
+    ]);
+  }
+}
+console.log('\nPer-payer sub-quotas (account 20/s, payer A 5/s; one claim in three for A):\n');
+console.log(table(header, payerRows));
+
 console.log(
   `\nvendors with quota headers: ${headerMet}/${headerCells} cells at >= 98 % goodput and <= 0.5 % throttled`,
 );
 console.log(
   `vendors without: ${quietMet}/${quietCells} cells at >= 90 % and <= 3 %; ${beatAws}/${quietCells} above the AWS reference`,
+);
+console.log(
+  `per-payer sub-quotas: ${payerMet}/${payerCells} cells at >= 98 % and <= 0.5 % (observed at the payer key)`,
 );
 console.log(`claims with budget left dead-lettered by the limiter: ${deadLettered}`);
 console.log(`(${((performance.now() - t0) / 1000).toFixed(1)} s)`);

@@ -1,4 +1,4 @@
-import type { Random } from './random.js';
+import { type Random, stream } from './random.js';
 import type { Scenario } from './scenario.js';
 
 const FIRST = [
@@ -39,7 +39,13 @@ export interface GeneratedClaim {
   readonly phi: readonly string[];
   /** Index of the claim it resubmits, if it is a resubmission. */
   readonly resubmitOf?: number;
+  /** What it is in the claim's life, when not a first billing. */
+  readonly life?: 'correction' | 'reversal' | 'rebill';
+  /** The B1 a reversal undoes. */
+  readonly reverses?: GeneratedClaim;
 }
+
+const REVERSAL_FIELDS = ['101-A1', '104-A4', '201-B1', '402-D2', '403-D3', '401-D1', '407-D7'] as const;
 
 /** Makes claim `index` from the traffic's mix and a seeded random source. */
 export function makeClaim(
@@ -82,8 +88,64 @@ export function makeClaim(
     '401-D1': '20261130',
     '409-D9': `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`,
   };
+  // A correction, reversal or rebill replaces the claim drawn, from its own stream: the
+  // traffic's draws (and so the rest of the day) stay those of a scenario without them.
+  const life = earlier.length > 0 ? lifeOf(s, index, earlier) : undefined;
+  if (life !== undefined) return life;
   // Names are common words; the cardholder ID and the date of birth are the values to find.
   return { index, lane, segment, raw, phi: [cardholder, first, last, dob] };
+}
+
+/**
+ * A correction, a reversal or a rebill of an earlier claim, as the traffic's rates draw them
+ * (no draw at all when every rate is 0: scenarios without them keep their random stream).
+ */
+function lifeOf(s: Scenario, index: number, earlier: readonly GeneratedClaim[]): GeneratedClaim | undefined {
+  const t = s.traffic;
+  if (t.correctionRate === 0 && t.reversalRate === 0 && t.rebillRate === 0) return undefined;
+  // Its own draws, from the seed and the claim's index: the same run, byte for byte, every time.
+  const random = stream((s.seed ^ Math.imul(index, 0x9e3779b1)) >>> 0, 'claim-life');
+  const x = random();
+  const pick = () => earlier[Math.floor(random() * earlier.length)]!;
+  if (x < t.correctionRate) {
+    const of = pick();
+    if (of.raw['103-A3'] !== 'B1') return undefined;
+    const raw = { ...of.raw, '442-E7': `${1 + Math.floor(random() * 30)}.000` };
+    return {
+      index,
+      lane: of.lane,
+      segment: of.segment,
+      raw,
+      phi: of.phi,
+      resubmitOf: of.resubmitOf ?? of.index,
+      life: 'correction',
+    };
+  }
+  if (x < t.correctionRate + t.reversalRate) {
+    const of = pick();
+    if (of.raw['103-A3'] !== 'B1') return undefined;
+    const raw: Record<string, unknown> = { '103-A3': 'B2' };
+    for (const f of REVERSAL_FIELDS) raw[f] = of.raw[f];
+    return { index, lane: 'batch', segment: of.segment, raw, phi: [], life: 'reversal', reverses: of };
+  }
+  if (x < t.correctionRate + t.reversalRate + t.rebillRate) {
+    // The B1 of an earlier reversal, billed again.
+    for (let k = earlier.length - 1, n = 0; k >= 0 && n < 64; k--, n++) {
+      const r = earlier[k]!;
+      if (r.life !== 'reversal' || r.reverses === undefined) continue;
+      const of = r.reverses;
+      return {
+        index,
+        lane: of.lane,
+        segment: of.segment,
+        raw: of.raw,
+        phi: of.phi,
+        resubmitOf: of.index,
+        life: 'rebill',
+      };
+    }
+  }
+  return undefined;
 }
 
 /** The traffic's weights as arrays, made once per scenario (the same picks `weighted` makes). */

@@ -14,6 +14,13 @@ export interface InvariantLine {
   readonly detail: string;
 }
 
+/** The reconciliation rate before and after `router.reconcile()` at the end of the run. */
+export function reconciliationDetail(r: RunResult): string {
+  const c = r.reconciliation;
+  const pct = (n: number) => `${((n / Math.max(1, r.claims)) * 100).toFixed(3)} %`;
+  return `${c.before} needs-reconciliation (${pct(c.before)}) before, ${c.settled} of ${c.asked} settled by reconcile, ${c.after} left (${pct(c.after)})`;
+}
+
 /** The invariants in words, each ok or not. */
 export function invariantLines(r: RunResult): InvariantLine[] {
   const i = r.invariants;
@@ -190,6 +197,7 @@ export function formatSummary(
     lines.push(
       `  ${k.padEnd(22)} ${String(v).padStart(9)}  ${((v / Math.max(1, r.claims)) * 100).toFixed(2).padStart(6)} %`,
     );
+  lines.push(`${bold('reconciliation')}  ${reconciliationDetail(r)}`);
   if (r.invalidClaims.length > 0) {
     const shown = r.invalidClaims.slice(0, 10).map((c) => `line ${c.line}: ${c.fields.join(', ')}`);
     const more = (r.outcomes.invalid ?? 0) - shown.length;

@@ -35,6 +35,7 @@ import { HdrHistogram } from './hdr.js';
 import { PhiOracle } from './phi-oracle.js';
 import { PhiScanner } from './phi-scan.js';
 import { exponentialMs, stream } from './random.js';
+import { type ReconciliationCounts, reconcileAtEnd } from './reconciliation.js';
 import { type Scenario, scenarioHash } from './scenario.js';
 import { Series } from './series.js';
 import { foreignKeys, foreignKeysWarning, newRunId } from './store-namespace.js';
@@ -122,6 +123,8 @@ export interface RunResult {
   readonly spanMs: number;
   readonly claims: number;
   readonly outcomes: Readonly<Record<string, number>>;
+  /** Claims left maybe-committed (`needs-reconciliation`) by the run, and after `router.reconcile()` at its end. */
+  readonly reconciliation: ReconciliationCounts;
   readonly rejectCodes: Readonly<Record<string, number>>;
   /** Vendor answers by status (`reset`, `refused`, `hang` for lost connections); empty against a target. */
   readonly statuses: Readonly<Record<string, number>>;
@@ -683,6 +686,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
   if (vclock) await vclock.run();
   await allSettled;
+  // At the end of the day, every claim left maybe-committed is asked again on its pinned node.
+  const reconciliation = await reconcileAtEnd(gen.router, outcomes, vclock);
   for (const h of ownTimers) h.cancel();
   ownTimers.clear();
   await gen.router.close();
@@ -697,7 +702,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   oracle.check();
   const notExactlyOnce: number[] = [];
   for (let i = 0; i < total; i++) if (settleCount[i] !== 1) notExactlyOnce.push(i);
-  const paidTwice = model ? [...model.payments].filter(([, n]) => n > 1).map(([k]) => k) : [];
+  // Two payments standing at once, by content (a rebill after an accepted reversal is not).
+  const paidTwice = model ? [...model.paidTwice] : [];
   const deadlineMisses: number[] = [];
   for (let i = 0; i < total; i++) {
     if (lanes[i] !== 'pos') continue;
@@ -752,6 +758,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     spanMs: lastSettledAt - start,
     claims: total,
     outcomes,
+    reconciliation,
     rejectCodes,
     statuses: Object.fromEntries(model ? model.statuses : targetStatuses),
     latency,

@@ -77,6 +77,15 @@ export const scenarioSchema = z
           .default([{ ndc: '00002143380', weight: 1 }]),
         /** Share of claims that are a resubmission of an earlier one (the ledger answers). */
         resubmitRate: prob.default(0),
+        /**
+         * Share of claims that are a pharmacist's correction of an earlier one: the same claim
+         * (identity) with another quantity. After a reject it is sent again, under a fresh key.
+         */
+        correctionRate: prob.default(0),
+        /** Share of claims that are a B2 reversal of an earlier claim (its identity and product only). */
+        reversalRate: prob.default(0),
+        /** Share of claims that are a rebill: the B1 of an earlier reversal, billed again. */
+        rebillRate: prob.default(0),
       })
       .strict()
       .refine((t) => t.claims !== undefined || t.durationMs !== undefined, {

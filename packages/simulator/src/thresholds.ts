@@ -9,6 +9,7 @@ export const THRESHOLD_METRICS = [
   'rejected_rate',
   'dead_letter_rate',
   'reconciliation_rate',
+  'reconciliation_left_rate',
   'invalid_rate',
   'failovers',
   'p50_ms',
@@ -54,6 +55,8 @@ export function metricsOf(r: RunResult): Record<ThresholdMetric, number> {
     rejected_rate: o('rejected') / claims,
     dead_letter_rate: o('dead-lettered') / claims,
     reconciliation_rate: o('needs-reconciliation') / claims,
+    // Still maybe-committed after router.reconcile() at the end of the run.
+    reconciliation_left_rate: r.reconciliation.after / claims,
     invalid_rate: o('invalid') / claims,
     failovers: r.failovers,
     p50_ms: r.latency.all.percentile(50),

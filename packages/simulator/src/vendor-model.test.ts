@@ -193,3 +193,32 @@ describe('VendorModel', () => {
     assert.deepEqual([...model.payments.values()], [1]);
   });
 });
+
+describe('the vendor model and the claim life: reversals by content', () => {
+  it('a B2 undoes a standing payment by content (112-AN A), a known key replays, a B2 of nothing paid is 87; a rebill after it is no double payment, two standing payments are', () => {
+    const { model } = vendor({
+      vendor: { quota: { kind: 'bucket', ratePerSecond: 1000, burst: 1000 }, rejects: {} },
+    });
+    const b2 = JSON.stringify({
+      '103-A3': 'B2',
+      '101-A1': '610014',
+      '104-A4': 'RXGATE',
+      '201-B1': '1234567890',
+      '402-D2': '900',
+      '403-D3': 0,
+      '401-D1': '20261201',
+      '407-D7': '00002323230',
+    });
+    const body = (a: VendorAction) => JSON.parse(respond(a).body as string) as Record<string, unknown>;
+    assert.deepEqual(body(send(model, 'r0', b2))['511-FB'], ['87']);
+    assert.equal(body(send(model, 'k0', claimBody('900')))['112-AN'], 'P');
+    assert.equal(body(send(model, 'r1', b2))['112-AN'], 'A');
+    assert.equal(respond(send(model, 'r1', b2)).headers['idempotent-replayed'], 'true');
+    assert.equal(body(send(model, 'k1', claimBody('900')))['112-AN'], 'P'); // the rebill
+    assert.equal(model.reversals, 1);
+    assert.deepEqual([...model.paidTwice], []);
+    // Paid again under another key while the rebill stands: two payments at once.
+    assert.equal(body(send(model, 'k2', claimBody('900')))['112-AN'], 'P');
+    assert.equal(model.paidTwice.size, 1);
+  });
+});

@@ -10,7 +10,19 @@ export type NodeName = 'primary' | 'fallback';
 const NONE_OPEN: readonly number[] = [];
 
 // The claim fields the vendor reads: routing, product, price, and the duplicate rule's fields.
-const READ_FIELDS = ['101-A1', '104-A4', '407-D7', '409-D9', '201-B1', '402-D2', '403-D3', '401-D1'];
+const REVERSED = JSON.stringify({ '112-AN': 'A', '503-F3': 'REVERSED' });
+const NOT_REVERSED = JSON.stringify({ '112-AN': 'R', '511-FB': ['87'] });
+const READ_FIELDS = [
+  '103-A3',
+  '101-A1',
+  '104-A4',
+  '407-D7',
+  '409-D9',
+  '201-B1',
+  '402-D2',
+  '403-D3',
+  '401-D1',
+];
 
 // Copays drawn one in six free, three in six $5, two in six $10.
 const COPAYS = ['0.00', '5.00', '5.00', '5.00', '10.00', '10.00'].map((c) => new Decimal(c));
@@ -81,6 +93,12 @@ export class VendorModel {
   #tokenSeq = 0;
   /** Payments by claim content (BIN|PCN|NPI|Rx|fill|date of service), on every node. */
   readonly payments = new Map<string, number>();
+  /** Payments standing by content: paid, less reversed. */
+  readonly #standing = new Map<string, number>();
+  /** Identities with two payments standing at once (a rebill after a reversal is one). */
+  readonly paidTwice = new Set<string>();
+  /** Reversals accepted. */
+  reversals = 0;
   /** Times each fault window fired. */
   readonly faultsFired: number[];
   /** Answers by HTTP status (network failures as `reset`, `refused`, `hang`). */
@@ -248,12 +266,26 @@ export class VendorModel {
     if (this.#unknownProducts.has(productId))
       return json(404, { error: 'unknown_product', field: '407-D7' }, quotaHeaders);
 
-    const answer = this.#adjudicate(claim, productId);
-    store.set(key, answer);
-    if (answer.includes('"112-AN":"P"')) {
-      const identity = `${claim['101-A1']}|${claim['104-A4']}|${claim['201-B1']}|${claim['402-D2']}|${claim['403-D3']}|${claim['401-D1']}`;
-      this.payments.set(identity, (this.payments.get(identity) ?? 0) + 1);
+    const identity = `${claim['101-A1']}|${claim['104-A4']}|${claim['201-B1']}|${claim['402-D2']}|${claim['403-D3']}|${claim['401-D1']}`;
+    let answer: string;
+    if (claim['103-A3'] === 'B2') {
+      // A reversal undoes a payment by content; of a claim not paid: 87, reversal not processed.
+      const standing = this.#standing.get(identity) ?? 0;
+      if (standing > 0) {
+        this.#standing.set(identity, standing - 1);
+        this.reversals++;
+        answer = REVERSED;
+      } else answer = NOT_REVERSED;
+    } else {
+      answer = this.#adjudicate(claim, productId);
+      if (answer.includes('"112-AN":"P"')) {
+        this.payments.set(identity, (this.payments.get(identity) ?? 0) + 1);
+        const standing = (this.#standing.get(identity) ?? 0) + 1;
+        this.#standing.set(identity, standing);
+        if (standing > 1) this.paidTwice.add(identity);
+      }
     }
+    store.set(key, answer);
     // It paid (or rejected); its gateway gave up waiting and says so.
     if (gateway) return json(this.#random() < 0.7 ? 504 : 502, { error: 'gateway' }, quotaHeaders);
     // It paid; now it may lose the answer.

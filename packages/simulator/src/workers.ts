@@ -14,6 +14,7 @@ export interface WorkerSummary {
   readonly claims: number;
   readonly spanMs: number;
   readonly outcomes: Record<string, number>;
+  readonly reconciliation: RunResult['reconciliation'];
   readonly rejectCodes: Record<string, number>;
   readonly attempts: number;
   readonly throttledAnswers: number;
@@ -39,6 +40,7 @@ export function summarize(r: RunResult): WorkerSummary {
     claims: r.claims,
     spanMs: r.spanMs,
     outcomes: { ...r.outcomes },
+    reconciliation: r.reconciliation,
     rejectCodes: { ...r.rejectCodes },
     attempts: r.attempts,
     throttledAnswers: r.throttledAnswers,
@@ -160,6 +162,12 @@ export async function runWorkers(
     spanMs: Math.max(...summaries.map((w) => w.spanMs)),
     claims: sum((w) => w.claims),
     outcomes: merge((w) => w.outcomes),
+    reconciliation: {
+      before: sum((w) => w.reconciliation.before),
+      asked: sum((w) => w.reconciliation.asked),
+      settled: sum((w) => w.reconciliation.settled),
+      after: sum((w) => w.reconciliation.after),
+    },
     rejectCodes: merge((w) => w.rejectCodes),
     statuses: Object.fromEntries(model.statuses),
     latency,

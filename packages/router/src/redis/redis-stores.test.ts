@@ -9,6 +9,7 @@ import { parseClaim } from '../claim.js';
 import { idempotencyKey } from '../idempotency.js';
 import { createRouter } from '../router.js';
 import { rawClaim, SECRET } from '../test-support/fixtures.js';
+import { lifecyclePayer } from '../test-support/lifecycle-vendor.js';
 import { type LoopbackServer, serve } from '../test-support/msw-server.js';
 import { PAID, type TestVendor, testVendor } from '../test-support/vendor.js';
 import { RedisLedger, RedisNegativeCache } from './redis-stores.js';
@@ -53,6 +54,22 @@ describe('router on Redis: one ledger and one negative cache for every process',
     for (const c of closers) await c();
     await http?.close();
     await server?.close();
+  });
+
+  it('a reject moves the identity to its next generation in Redis: another process sends the resubmission under a fresh key; a reversal reopens a payment', async () => {
+    const payer = lifecyclePayer(http.url);
+    http.reset(...payer.handlers);
+    payer.script.push({ reject: ['76'] });
+    const [a, b] = [await routerProcess(), await routerProcess()];
+    const rejected = await a.submit(rawClaim({ '402-D2': '7301' }));
+    assert.equal(rejected.kind, 'rejected');
+    const paid = await b.submit(rawClaim({ '402-D2': '7301', '442-E7': '20.000' }));
+    assert.equal(paid.kind, 'paid');
+    assert.equal(paid.generation, 1);
+    assert.equal(payer.requests[1]!.key, `${payer.requests[0]!.key}.g1`);
+    assert.equal(payer.requests[1]!.replayed, false);
+    assert.equal((await a.submit(rawClaim({ '402-D2': '7301' }))).kind, 'paid');
+    assert.equal(payer.requests.length, 2);
   });
 
   it('two processes submitting one claim at once: sent once, one outcome for both', async () => {

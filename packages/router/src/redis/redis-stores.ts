@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock, type TimerHandle } from '@rxgate/ratelimit';
 import type { Cluster, Redis } from 'ioredis';
 import type { CommitState } from '../commit-state.js';
-import { type Admission, isFinal, type Ledger, LostOwnershipError } from '../ledger.js';
+import {
+  type Admission,
+  advancesGeneration,
+  closes,
+  isFinal,
+  type Ledger,
+  type LedgerView,
+  LostOwnershipError,
+} from '../ledger.js';
 import type { NegativeCache } from '../negative-cache.js';
 import { deserializeOutcome, type Outcome, serializeOutcome } from '../outcome.js';
 
@@ -27,8 +35,9 @@ local out = redis.call('GET', KEYS[1])
 if out then return {'done', out} end
 if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local pin = redis.call('GET', KEYS[3])
-  if pin then return {'owner', pin} end
-  return {'owner', ''}
+  local gen = redis.call('GET', KEYS[4]) or '0'
+  if pin then return {'owner', pin, gen} end
+  return {'owner', '', gen}
 end
 return {'in-flight', tostring(redis.call('PTTL', KEYS[2]))}
 `;
@@ -44,11 +53,26 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] == '' then redis.call('DEL', KEYS[2]) else redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
 return 1
 `;
-// finish: store a final outcome, drop our lease, tell every waiter (an empty message: begin again).
+// finish: store a closing outcome ('1'), or move a rejected identity to its next generation
+// ('g': unsent, no stored outcome); drop our lease; tell every waiter the outcome when final
+// (ARGV[5] '1'), else an empty message (begin again).
 const FINISH = `
 if ARGV[3] == '1' then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4]) end
+if ARGV[3] == 'g' then
+  redis.call('INCR', KEYS[4])
+  redis.call('PEXPIRE', KEYS[4], ARGV[4])
+  redis.call('DEL', KEYS[5])
+end
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
-if ARGV[3] == '1' then redis.call('PUBLISH', KEYS[3], ARGV[2]) else redis.call('PUBLISH', KEYS[3], '') end
+if ARGV[5] == '1' then redis.call('PUBLISH', KEYS[3], ARGV[2]) else redis.call('PUBLISH', KEYS[3], '') end
+return 1
+`;
+// reopen (an accepted reversal): the stored payment goes, the pin too, the generation moves on.
+const REOPEN = `
+redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[3])
+redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
 return 1
 `;
 
@@ -91,7 +115,7 @@ export class RedisLedger implements Ledger {
     });
   }
 
-  #keys(key: string): [out: string, lease: string, channel: string, pin: string] {
+  #keys(key: string): [out: string, lease: string, channel: string, pin: string, gen: string] {
     // One hash tag per claim: its keys share a slot on Redis Cluster.
     const tag = `{${key}}`;
     return [
@@ -99,25 +123,27 @@ export class RedisLedger implements Ledger {
       `${this.#prefix}:lease:${tag}`,
       `${this.#prefix}:done:${tag}`,
       `${this.#prefix}:pin:${tag}`,
+      `${this.#prefix}:gen:${tag}`,
     ];
   }
 
   async begin(key: string): Promise<Admission> {
-    const [out, lease, , pin] = this.#keys(key);
-    const [state, value] = (await this.#redis.eval(
+    const [out, lease, , pin, gen] = this.#keys(key);
+    const [state, value, generation] = (await this.#redis.eval(
       BEGIN,
-      3,
+      4,
       out,
       lease,
       pin,
+      gen,
       this.#owner,
       this.#leaseMs,
-    )) as [string, string];
+    )) as [string, string, string?];
     if (state === 'done') return { kind: 'done', outcome: deserializeOutcome(value) };
     if (state === 'owner') {
       this.#renew(key);
       const commit: CommitState = value === '' ? { kind: 'unsent' } : { kind: 'pinned', node: value };
-      return { kind: 'owner', commit };
+      return { kind: 'owner', commit, generation: Number(generation ?? 0) };
     }
     return { kind: 'in-flight', wait: this.#wait(key, Math.max(1, Number(value))) };
   }
@@ -136,19 +162,40 @@ export class RedisLedger implements Ledger {
   async finish(key: string, outcome: Outcome): Promise<void> {
     this.#renewals.get(key)?.cancel();
     this.#renewals.delete(key);
-    const [out, lease, channel] = this.#keys(key);
-    const final = isFinal(outcome);
+    const [out, lease, channel, pin, gen] = this.#keys(key);
     await this.#redis.eval(
       FINISH,
-      3,
+      5,
       out,
       lease,
       channel,
+      gen,
+      pin,
       this.#owner,
       serializeOutcome(outcome),
-      final ? '1' : '0',
+      closes(outcome) ? '1' : advancesGeneration(outcome) ? 'g' : '0',
       this.#outcomeTtlMs,
+      isFinal(outcome) ? '1' : '0',
     );
+  }
+
+  async reopen(key: string): Promise<void> {
+    const [out, , , pin, gen] = this.#keys(key);
+    await this.#redis.eval(REOPEN, 3, out, gen, pin, this.#outcomeTtlMs);
+  }
+
+  async lookup(key: string): Promise<LedgerView> {
+    const [out, , , pin, gen] = this.#keys(key);
+    const [text, g, node] = await Promise.all([
+      this.#redis.get(out),
+      this.#redis.get(gen),
+      this.#redis.get(pin),
+    ]);
+    return {
+      outcome: text ? deserializeOutcome(text) : undefined,
+      generation: Number(g ?? 0),
+      commit: node ? { kind: 'pinned', node } : { kind: 'unsent' },
+    };
   }
 
   /** Stops renewals and the subscription (leases then expire on their own). */

@@ -85,6 +85,8 @@ describe('takeovers on the Redis ledger (property)', {
               pin: (k, n) => (dead.v ? NEVER : guard(ledger.pin(k, n))),
               unpin: (k) => (dead.v ? NEVER : guard(ledger.unpin(k))),
               finish: (k, o) => (dead.v ? NEVER : guard(ledger.finish(k, o))),
+              reopen: (k) => (dead.v ? NEVER : guard(ledger.reopen(k))),
+              lookup: (k) => (dead.v ? NEVER : guard(ledger.lookup(k))),
               close: () => Promise.resolve(),
             };
             closers.push(

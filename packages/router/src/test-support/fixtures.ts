@@ -19,4 +19,4 @@ export function rawClaim(overrides: Record<string, unknown> = {}): Record<string
   };
 }
 
-export const SECRET = 'test-secret-0123456789abcdef';
+export const SECRET = 'test-secret-0123456789abcdef-0123456789';

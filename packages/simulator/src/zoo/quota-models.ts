@@ -204,18 +204,18 @@ export function gcra(ratePerSecond: number, burst: number): QuotaModel {
   };
 }
 
-/** The zoo's models, each a quota of 20 requests a second. */
-export function quotaModel(name: QuotaModelName): QuotaModel {
+/** The zoo's models, each a quota of `ratePerSecond` requests a second (20 unless told). */
+export function quotaModel(name: QuotaModelName, ratePerSecond = 20): QuotaModel {
   switch (name) {
     case 'fixed-window':
-      return fixedWindow(20, 1000);
+      return fixedWindow(ratePerSecond, 1000);
     case 'sliding-log':
-      return slidingLog(20, 1000);
+      return slidingLog(ratePerSecond, 1000);
     case 'sliding-counter':
-      return slidingCounter(20, 1000);
+      return slidingCounter(ratePerSecond, 1000);
     case 'token-bucket':
-      return tokenBucket(20, 20);
+      return tokenBucket(ratePerSecond, ratePerSecond);
     case 'gcra':
-      return gcra(20, 10);
+      return gcra(ratePerSecond, ratePerSecond / 2);
   }
 }

@@ -1,9 +1,9 @@
 import { classify } from '@rxgate/classifier';
-import { createLimiter, isDeadlineExceededError, type Limiter } from '@rxgate/ratelimit';
+import { createLimiter, isDeadlineExceededError, type Limiter, type LimiterEvent } from '@rxgate/ratelimit';
 import { exponentialMs, logNormal, stream } from '../random.js';
 import { VirtualClock } from '../virtual-clock.js';
 import { AwsAdaptiveReference } from './aws-adaptive.js';
-import { type QuotaModelName, quotaModel } from './quota-models.js';
+import { type QuotaModelName, type QuotaReport, quotaModel } from './quota-models.js';
 import { answerOf, type HeaderStyle, type ThrottleStyle } from './vendor-headers.js';
 
 /** Network and processing time of a vendor: round trips log-normal with this median and p99. */
@@ -18,6 +18,12 @@ export interface ZooVendor {
   readonly model: QuotaModelName;
   readonly headers: HeaderStyle;
   readonly throttle: ThrottleStyle;
+  /**
+   * A sub-quota the vendor keeps for one payer (`A`), of the same model, at this rate, named
+   * `"per-payer"` in its IETF headers beside the account's `"default"` (IETF headers only).
+   * One claim in three is for payer A, the rest for B (whose demand then exceeds its 15/s share).
+   */
+  readonly payerQuotaPerSecond?: number;
 }
 
 export type ZooClient =
@@ -27,6 +33,8 @@ export type ZooClient =
       readonly ratePerSecond: number;
       readonly burst: number;
       readonly maxRatePerSecond?: number;
+      /** Where a signal of the vendor's `"per-payer"` policy goes: that payer's key (the router's `quotaScope`), or the account. @default 'payer' */
+      readonly payerPolicy?: 'payer' | 'account';
     }
   | { readonly kind: 'aws-adaptive' };
 
@@ -43,6 +51,8 @@ export interface ZooRunOptions {
   /** Every claim's budget. @default an hour */
   readonly budgetMs?: number;
   readonly seed?: number;
+  /** The limiter's events (adapted, paused, …), for a look at one run. */
+  readonly onLimiterEvent?: (event: LimiterEvent, now: number) => void;
 }
 
 export interface ZooRunResult {
@@ -73,6 +83,12 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
   const seed = o.seed ?? 1;
   const clock = new VirtualClock(START);
   const model = quotaModel(o.vendor.model);
+  const payerModel =
+    o.vendor.payerQuotaPerSecond === undefined
+      ? undefined
+      : quotaModel(o.vendor.model, o.vendor.payerQuotaPerSecond);
+  const payers = stream(seed, 'payers');
+  let lastReport: QuotaReport | undefined;
   const arrivals = stream(seed, 'arrivals');
   const net = stream(seed, 'latency');
   const { p50, p99 } = LATENCY[o.latency];
@@ -88,23 +104,41 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
     limiter = createLimiter({
       account: { ratePerSecond: o.client.ratePerSecond, burst: o.client.burst },
       clock,
+      ...(o.onLimiterEvent === undefined
+        ? {}
+        : { onEvent: (e: LimiterEvent) => o.onLimiterEvent?.(e, clock.now()) }),
       ...(o.client.maxRatePerSecond === undefined
         ? {}
         : { adaptive: { maxRatePerSecond: o.client.maxRatePerSecond } }),
     });
   } else aws = new AwsAdaptiveReference(clock);
 
-  const send = (deadline: number, release: () => void): void => {
+  const send = (payer: string, deadline: number, release: () => void): void => {
     const rtt = logNormal(net, p50, p99);
     const up = Math.min(rtt, 1 + 2 * net());
     clock.setTimer(up, () => {
       const now = clock.now();
-      const { admitted: ok, report } = model.arrive(now);
+      // A payer's sub-quota is counted first; the account counts what it let through.
+      const sub = payer === 'A' ? payerModel?.arrive(now) : undefined;
+      const { admitted: ok, report } =
+        sub === undefined || sub.admitted
+          ? model.arrive(now)
+          : { admitted: false, report: lastReport ?? sub.report };
+      lastReport = report;
       if (now >= measureFrom && now < end) {
         if (ok) admitted++;
         else refused++;
       }
-      const answer = answerOf(ok, report, o.vendor.headers, o.vendor.throttle, now);
+      const answer =
+        sub === undefined
+          ? answerOf(ok, report, o.vendor.headers, o.vendor.throttle, now)
+          : withPayerPolicy(
+              answerOf(ok, report, o.vendor.headers, o.vendor.throttle, now),
+              report,
+              sub.report,
+              ok,
+              sub.admitted,
+            );
       clock.setTimer(rtt - up, () => {
         release();
         const verdict = classify(
@@ -115,44 +149,56 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
         if (limiter !== undefined && verdict.quota !== undefined) {
           // As the router does: the reset was measured half a round trip ago.
           const q = verdict.quota;
+          const scoped =
+            q.policy === 'per-payer' && o.client.kind === 'rxgate' && o.client.payerPolicy !== 'account';
           limiter.observe(
             q.resetSeconds === undefined
               ? q
               : { ...q, resetSeconds: Math.max(0, q.resetSeconds - rtt / 2000) },
+            scoped ? { key: payer } : undefined,
           );
         }
         aws?.update(throttled);
-        if (throttled) attempt(deadline);
+        if (throttled) attempt(payer, deadline);
       });
     });
   };
 
-  const attempt = (deadline: number): void => {
+  const attempt = (payer: string, deadline: number): void => {
     if (clock.now() >= end) return;
     if (limiter !== undefined) {
-      limiter.acquire({ key: 'payer', lane: 'batch', deadline }).then(
-        (lease) => send(deadline, () => lease.release()),
+      limiter.acquire({ key: payer, lane: 'batch', deadline }).then(
+        (lease) => send(payer, deadline, () => lease.release()),
         (e: unknown) => {
           if (isDeadlineExceededError(e)) deadLettered++;
         },
       );
     } else {
       void aws!.sendToken().then(() => {
-        if (clock.now() < end) send(deadline, () => {});
+        if (clock.now() < end) send(payer, deadline, () => {});
       });
     }
   };
 
   const rate = model.ratePerSecond * o.load;
   const arrive = (): void => {
-    attempt(clock.now() + budgetMs);
+    attempt(payerModel === undefined || payers() < 2 / 3 ? 'B' : 'A', clock.now() + budgetMs);
     const next = exponentialMs(arrivals, rate);
     if (clock.now() + next < end) clock.setTimer(next, arrive);
   };
   clock.setTimer(0, arrive);
   await clock.run(end);
   limiter?.close();
-  const allowed = (model.ratePerSecond * (durationMs - warmupMs)) / 1000;
+  return zooResult((model.ratePerSecond * (durationMs - warmupMs)) / 1000, admitted, refused, deadLettered);
+}
+
+/** A run's result from what the vendor admitted and refused while measured, and what its quota allowed then. */
+export function zooResult(
+  allowed: number,
+  admitted: number,
+  refused: number,
+  deadLettered: number,
+): ZooRunResult {
   return {
     goodputPct: (100 * admitted) / allowed,
     throttledPct: admitted + refused === 0 ? 0 : (100 * refused) / (admitted + refused),
@@ -160,4 +206,25 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
     admitted,
     refused,
   };
+}
+
+// The IETF headers of an answer to payer A: the account's "default" policy and the payer's
+// own. A refusal by the payer's quota leaves the account's remaining as it was.
+function withPayerPolicy(
+  answer: { status: number; headers: Record<string, string> },
+  account: QuotaReport,
+  sub: QuotaReport,
+  admitted: boolean,
+  subAdmitted: boolean,
+): { status: number; headers: Record<string, string> } {
+  const h = answer.headers;
+  if (h.ratelimit === undefined) return answer;
+  const accountLeft = admitted || !subAdmitted ? account.remaining : 0;
+  const subLeft = subAdmitted ? sub.remaining : 0;
+  const w = (x: QuotaReport) => Math.max(1, Math.round(x.policy.windowSeconds));
+  const t = (x: QuotaReport) => Math.ceil(x.resetMs / 1000 - 1e-9);
+  h['ratelimit-policy'] =
+    `"default";q=${account.policy.quota};w=${w(account)}, "per-payer";q=${sub.policy.quota};w=${w(sub)}`;
+  h.ratelimit = `"default";r=${accountLeft};t=${t(account)}, "per-payer";r=${subLeft};t=${t(sub)}`;
+  return answer;
 }
