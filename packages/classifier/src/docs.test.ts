@@ -1,10 +1,20 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { classify } from './classify.js';
 import { REJECT_CODES } from './reject-codes.js';
 
-const doc = (name: string) => readFile(new URL(`../../../docs/${name}`, import.meta.url), 'utf8');
+// The repository's docs/, found upward from here: also from a copy of the package one or two
+// levels deeper (Stryker's sandbox, packages/classifier/.stryker-tmp/sandbox-*/src).
+function docsDir(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir))
+    if (existsSync(join(dir, 'docs', 'reject-codes.md'))) return join(dir, 'docs');
+  throw new Error('docs/reject-codes.md not found above the classifier');
+}
+const doc = (name: string) => readFile(join(docsDir(), name), 'utf8');
 
 it('docs/reject-codes.md lists every catalogue code under its group, and no other', async () => {
   const text = await doc('reject-codes.md');

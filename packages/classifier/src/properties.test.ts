@@ -85,7 +85,9 @@ function codesOf(b: unknown): string[] {
     return [];
   }
   const codes = o !== null && typeof o === 'object' ? (o as Record<string, unknown>)['511-FB'] : undefined;
-  return Array.isArray(codes) ? codes.map((c) => String(c).trim().toUpperCase()) : [];
+  // 511-FB is a list of codes, or one code on its own.
+  const list = Array.isArray(codes) ? codes : codes === undefined || codes === null ? [] : [codes];
+  return list.map((c) => String(c).trim().toUpperCase());
 }
 
 function expectedBreaker(s: number, kind: string, b: unknown): string {
