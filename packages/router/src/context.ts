@@ -43,6 +43,7 @@ export class RouterContext {
     this.#breakers[i]!.set(segment, b);
     const transitions = new Map<string, CounterHandle>();
     b.on((e: BreakerEvent) => {
+      this.rec.otel?.breakerEvent(key, e);
       if (e.type !== 'state-change') return;
       let c = transitions.get(e.to);
       if (c === undefined) {
@@ -53,7 +54,7 @@ export class RouterContext {
         transitions.set(e.to, c);
       }
       c.inc();
-      this.o.onEvent?.({ type: 'breaker', key, from: e.from, to: e.to, reason: e.reason, at: e.at });
+      this.rec.emit({ type: 'breaker', key, from: e.from, to: e.to, reason: e.reason, at: e.at });
       this.rec.log.info({ breaker: key, from: e.from, to: e.to, reason: e.reason }, 'breaker state change');
     });
     return b;

@@ -8,6 +8,7 @@ export {
   replayAudit,
 } from './audit.js';
 export type { AuditAlarm } from './audit-keeper.js';
+export { ROUTER_CHANNELS } from './channels.js';
 export {
   type CanonicalClaim,
   decimalFixed,
@@ -68,6 +69,7 @@ export {
 } from './ledger.js';
 export { MemoryLedger } from './memory-ledger.js';
 export { MemoryNegativeCache, type NegativeCache } from './negative-cache.js';
+export type { RouterMeter, RouterTelemetryOptions, RouterTracer } from './otel.js';
 export type {
   Outcome,
   OutcomeBase,

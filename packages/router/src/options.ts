@@ -20,6 +20,7 @@ import { JournalLedger } from './journal-ledger.js';
 import type { Ledger } from './ledger.js';
 import { MemoryNegativeCache, type NegativeCache } from './negative-cache.js';
 import { type QuotaScope, type QuotaScopeOptions, resolveQuotaScope } from './quota-scope.js';
+import type { RouterTelemetryOptions } from './otel.js';
 import type { Logger, Metrics, RouterEvent } from './telemetry.js';
 import { type Transport, undiciTransport } from './transport.js';
 
@@ -126,6 +127,11 @@ export interface RouterOptions {
    * pinned node again (as `router.reconcile()` does). Off by default.
    */
   readonly reconcile?: { readonly everyMs: number };
+  /**
+   * OpenTelemetry (`@opentelemetry/api`, an optional peer): the global meter and tracer unless
+   * given here; `false` records nothing. Without the API installed, nothing is recorded.
+   */
+  readonly telemetry?: RouterTelemetryOptions | false;
 }
 
 export interface SubmitOptions {
@@ -184,6 +190,7 @@ export interface Resolved {
   readonly logger: Logger | undefined;
   readonly onEvent: ((event: RouterEvent) => void) | undefined;
   readonly metrics: Metrics | undefined;
+  readonly telemetry: RouterTelemetryOptions | false | undefined;
 }
 
 /** Checks every option (a {@link RouterConfigError} naming the first bad one) and fills in defaults. */
@@ -273,5 +280,6 @@ export function resolveOptions(options: RouterOptions): Resolved {
     logger: options.logger,
     onEvent: options.onEvent,
     metrics: options.metrics,
+    telemetry: options.telemetry,
   };
 }

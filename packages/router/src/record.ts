@@ -1,9 +1,11 @@
 import type { Verdict } from '@rxgate/classifier';
 import type { AuditRecord } from './audit.js';
 import { AuditKeeper } from './audit-keeper.js';
+import { publish } from './channels.js';
 import { decimalFixed } from './claim.js';
 import type { Lane } from './decide.js';
 import type { Resolved } from './options.js';
+import { type RouterOtel, routerOtel } from './otel.js';
 import type { Outcome } from './outcome.js';
 import {
   type CounterHandle,
@@ -11,6 +13,7 @@ import {
   type HistogramHandle,
   labels,
   Metrics,
+  type RouterEvent,
   type SafeLogger,
   safeLogger,
 } from './telemetry.js';
@@ -41,6 +44,8 @@ export class Recorder {
   readonly metrics: Metrics;
   readonly log: SafeLogger;
   readonly audit: AuditKeeper;
+  /** OpenTelemetry, when @opentelemetry/api is installed (and `telemetry` is not false). */
+  readonly otel: RouterOtel | undefined;
   readonly #o: Resolved;
   readonly #nodes: Map<string, NodeMetrics>;
   readonly #outcomes = new Map<string, CounterHandle>();
@@ -54,6 +59,8 @@ export class Recorder {
     const metrics = o.metrics ?? new Metrics();
     this.metrics = metrics;
     this.log = safeLogger(o.logger);
+    this.otel = routerOtel(o.telemetry);
+    this.otel?.watch(o.limiter, o.breakers);
     this.#nodes = new Map(
       o.nodes.map((n) => [
         n.name,
@@ -78,8 +85,9 @@ export class Recorder {
     this.#auditDropped = metrics.counter('rxgate_audit_dropped_total', {});
     this.audit = new AuditKeeper(o.audit, o.clock, o.auditBacklogLimit, o.auditRetryBaseMs, (alarm) => {
       this.#auditBacklog.set(this.audit.backlog);
+      this.otel?.auditBacklog(this.audit.backlog);
       if (alarm.state === 'dropped') this.#auditDropped.inc(alarm.records);
-      o.onEvent?.(alarm);
+      this.emit(alarm);
       if (alarm.state === 'recovered')
         this.log.info({ audit: 'recovered', written: alarm.written }, 'audit log recovered');
       else
@@ -93,6 +101,13 @@ export class Recorder {
           'audit log failing',
         );
     });
+  }
+
+  /** One event, to every listener: `onEvent`, the diagnostics channels, OpenTelemetry. */
+  emit(e: RouterEvent): void {
+    this.#o.onEvent?.(e);
+    publish(e);
+    this.otel?.event(e, this.#o.clock.now());
   }
 
   /** The audit log's close failed: what it could not write is counted out, and the router closes all the same. */
@@ -109,7 +124,7 @@ export class Recorder {
   /** A decision of the router about one claim (`wait:throttled`, `failover:transient`, …). */
   decision(s: Subject, path: string[], decision: string, extra?: Partial<Mutable<AuditRecord>>): void {
     path.push(decision);
-    this.#o.onEvent?.({
+    this.emit({
       type: 'decision',
       correlationId: s.correlationId,
       decision,
@@ -136,10 +151,13 @@ export class Recorder {
       this.metrics.counter('rxgate_attempts_total', labels(node, undefined, verdict.kind)),
     ).inc();
     nm.latency.observe(latencyMs);
-    if (verdict.quota?.remaining !== undefined) nm.remaining.set(verdict.quota.remaining);
+    if (verdict.quota?.remaining !== undefined) {
+      nm.remaining.set(verdict.quota.remaining);
+      this.otel?.remaining(node, verdict.quota.remaining);
+    }
     if (verdict.kind === 'throttled') nm.throttled.inc();
     if (verdict.kind === 'transient' || verdict.kind === 'ambiguous') nm.backoffs.inc();
-    this.#o.onEvent?.({
+    this.emit({
       type: 'attempt',
       correlationId: s.correlationId,
       node,
@@ -170,7 +188,7 @@ export class Recorder {
       this.metrics.counter('rxgate_outcomes_total', labels(undefined, lane, outcome.kind)),
     ).inc();
     this.#claimLatency[lane].observe(outcome.elapsedMs);
-    this.#o.onEvent?.({
+    this.emit({
       type: 'outcome',
       correlationId: outcome.correlationId,
       kind: outcome.kind,
@@ -191,6 +209,7 @@ export class Recorder {
     if (outcome.snapshotVersion !== undefined) record.snapshotVersion = outcome.snapshotVersion;
     const written = await this.audit.append(record);
     this.#auditBacklog.set(this.audit.backlog);
+    this.otel?.auditBacklog(this.audit.backlog);
     if (!written) (outcome as Mutable<Outcome>).auditDegraded = true;
     return outcome;
   }

@@ -1,3 +1,4 @@
+import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import type { AuditAlarm } from './audit-keeper.js';
 import type { LogSafe } from './phi.js';
 
@@ -98,9 +99,6 @@ export interface HistogramHandle {
   observe(value: number): void;
 }
 
-// Keep a bounded window per histogram: enough for percentiles, never unbounded memory.
-const HISTOGRAM_WINDOW = 10_000;
-
 class Cell implements CounterHandle, GaugeHandle {
   value = 0;
   inc(by = 1): void {
@@ -111,14 +109,19 @@ class Cell implements CounterHandle, GaugeHandle {
   }
 }
 
-class Window implements HistogramHandle {
-  readonly values: number[] = [];
-  #overwrite = 0;
+/**
+ * A histogram of milliseconds on Node's HDR histogram (`perf_hooks.createHistogram`, 3
+ * significant digits): every value counts, in constant memory. It takes whole numbers from 1,
+ * so a value is kept as microseconds plus one (0 ms is 1).
+ */
+class Hdr implements HistogramHandle {
+  readonly h: RecordableHistogram = createHistogram();
   observe(value: number): void {
-    if (this.values.length < HISTOGRAM_WINDOW) this.values.push(value);
-    else this.values[this.#overwrite++ % HISTOGRAM_WINDOW] = value;
+    this.h.record(Math.round(Math.max(0, value || 0) * 1000) + 1);
   }
 }
+/** Milliseconds of a recorded value. */
+const msOf = (raw: number): number => (raw <= 0 ? 0 : (raw - 1) / 1000);
 
 /**
  * Counters, gauges and histograms by name and labels; `snapshot()` for export. Hot paths take
@@ -127,7 +130,7 @@ class Window implements HistogramHandle {
 export class Metrics {
   readonly #counters = new Map<string, Cell>();
   readonly #gauges = new Map<string, Cell>();
-  readonly #histograms = new Map<string, Window>();
+  readonly #histograms = new Map<string, Hdr>();
 
   counter(name: string, labels: MetricLabels = {}): CounterHandle {
     return cell(this.#counters, key(name, labels));
@@ -141,7 +144,7 @@ export class Metrics {
     const k = key(name, labels);
     let h = this.#histograms.get(k);
     if (h === undefined) {
-      h = new Window();
+      h = new Hdr();
       this.#histograms.set(k, h);
     }
     return h;
@@ -165,14 +168,10 @@ export class Metrics {
     histograms: Record<string, { count: number; p50: number; p99: number; max: number }>;
   } {
     const histograms: Record<string, { count: number; p50: number; p99: number; max: number }> = {};
-    for (const [k, h] of this.#histograms) {
-      const s = [...h.values].sort((a, b) => a - b);
-      histograms[k] = {
-        count: s.length,
-        p50: s[Math.floor(s.length * 0.5)] ?? 0,
-        p99: s[Math.floor(s.length * 0.99)] ?? 0,
-        max: s.at(-1) ?? 0,
-      };
+    for (const [k, { h }] of this.#histograms) {
+      // A percentile is its bucket's highest value: never above the largest recorded.
+      const at = (p: number) => (h.count === 0 ? 0 : msOf(Math.min(h.max, h.percentile(p))));
+      histograms[k] = { count: h.count, p50: at(50), p99: at(99), max: h.count === 0 ? 0 : msOf(h.max) };
     }
     const values = (m: Map<string, Cell>) => Object.fromEntries([...m].map(([k, c]) => [k, c.value]));
     return { counters: values(this.#counters), gauges: values(this.#gauges), histograms };

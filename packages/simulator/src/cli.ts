@@ -5,6 +5,8 @@ import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderHtml } from './html-report.js';
+import { withPeer } from './optional-peer.js';
+import { servePrometheus } from './prometheus.js';
 import { buildReport, formatSummary, VERSION } from './report.js';
 import { RunReportSchema } from './report-schema.js';
 import { runScenario } from './runner.js';
@@ -12,7 +14,6 @@ import { loadScenario, parseScenario, SCENARIO_NAMES, type Scenario, ScenarioErr
 import { fitToWidth, progressLine } from './terminal.js';
 import { checkThresholds, THRESHOLD_METRICS as THRESHOLD_NAMES } from './thresholds.js';
 import { formatTimeline } from './timeline.js';
-import { runWorkers, summarize } from './workers.js';
 
 const THRESHOLDS = fitToWidth(THRESHOLD_NAMES.join(', '), 76).replaceAll('\n', '\n  ');
 const HELP = `rxgate-sim — prove rxgate's policies under chaos
@@ -51,6 +52,9 @@ Options for run:
   --workers N              N processes sharing the quota through --store (loopback HTTP)
   --prefix P               with --store: the run's key namespace (default rxgate:sim:<fresh run id>);
                            the same P resumes a run's ledger, another run's keys are never read
+  --metrics-port P         with --loopback or --target: serve the router's metrics for Prometheus on
+                           http://127.0.0.1:P/metrics during the run (0: a free port); needs
+                           @opentelemetry/sdk-metrics and @opentelemetry/exporter-prometheus
   --no-progress            no progress bar (there is none in pipes anyway)
 
 Thresholds (in a scenario's "thresholds", checked before the run starts) name one of:
@@ -102,6 +106,7 @@ async function main(argv: string[]): Promise<number> {
       report: { type: 'string' },
       claim: { type: 'string', multiple: true },
       workers: { type: 'string' },
+      'metrics-port': { type: 'string' },
     },
   });
   const [command = 'help', name = 'pharmacy-day'] = positionals;
@@ -154,6 +159,7 @@ async function main(argv: string[]): Promise<number> {
         ? { credentials: { clientId: 'rxgate-sim', clientSecret: 'sim-secret' } }
         : {}),
     });
+    const { summarize } = await withPeer(() => import('./workers.js'), 'ioredis', '--workers');
     await new Promise<void>((resolve) => process.send?.(summarize(r), () => resolve()));
     return 0;
   }
@@ -233,6 +239,19 @@ async function main(argv: string[]): Promise<number> {
       { path: '--workers', message: 'processes share one quota through --store redis://…' },
     ]);
   const mode = values.target ? 'target' : values.loopback || values.store ? 'loopback' : 'virtual';
+  const metricsPort = num('--metrics-port', values['metrics-port']);
+  if (metricsPort !== undefined && (mode === 'virtual' || workers !== undefined))
+    throw new ScenarioError('--metrics-port', [
+      {
+        path: '--metrics-port',
+        message:
+          mode === 'virtual'
+            ? 'serves a real-time run: add --loopback or --target (a virtual run is over before a scrape)'
+            : 'not with --workers (each worker is its own process)',
+      },
+    ]);
+  const prometheus = metricsPort === undefined ? undefined : await servePrometheus(metricsPort);
+  if (prometheus) process.stderr.write(`metrics: ${prometheus.url}\n`);
   const showProgress = !values['no-progress'] && !values.json && process.stderr.isTTY === true;
   const wall0 = performance.now();
   let lastDraw = Number.NEGATIVE_INFINITY;
@@ -261,7 +280,7 @@ async function main(argv: string[]): Promise<number> {
   };
   const result =
     workers !== undefined
-      ? await runWorkers(overridden, {
+      ? await (await withPeer(() => import('./workers.js'), 'ioredis', '--workers')).runWorkers(overridden, {
           workers,
           store: values.store!,
           cliPath: fileURLToPath(import.meta.url),
@@ -300,12 +319,14 @@ async function main(argv: string[]): Promise<number> {
           ...(values['log-file'] ? { logFile: values['log-file'] } : {}),
           ...(values['audit-file'] ? { auditFile: values['audit-file'] } : {}),
           ...(values.ledger ? { ledgerFile: values.ledger } : {}),
+          ...(prometheus ? { telemetry: prometheus.telemetry } : {}),
           ...(showProgress
             ? {
                 onProgress: (p) => draw(p),
               }
             : {}),
         });
+  await prometheus?.close();
   if (showProgress) process.stderr.write('\r\x1b[2K');
   for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
   const wallMs = performance.now() - wall0;

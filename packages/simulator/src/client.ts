@@ -39,7 +39,7 @@ export interface ClientSetup {
   readonly s: Scenario;
   readonly hash: string;
   readonly mode: RunMode;
-  readonly options: Pick<RunOptions, 'credentials' | 'ledgerFile'>;
+  readonly options: Pick<RunOptions, 'credentials' | 'ledgerFile' | 'telemetry'>;
   readonly clock: Clock;
   readonly transport: Transport;
   readonly nodes: RouterOptions['nodes'];
@@ -163,6 +163,7 @@ export async function buildGeneration(c: ClientSetup): Promise<Generation> {
     random: stream(s.seed, 'router'),
     logger: c.logger,
     onEvent: c.onEvent,
+    telemetry: c.options.telemetry ?? false,
   });
   return gen;
 }

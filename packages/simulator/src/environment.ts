@@ -3,7 +3,7 @@
 // to a vendor's sandbox (no model: nothing is injected, nothing is known of its quota).
 import { type AbortSignalLike, type Clock, systemClock } from '@rxgate/ratelimit';
 import { functionTransport, type Transport, TransportError, undiciTransport } from '@rxgate/router';
-import { serveHandlers, vendorHandlers } from './handlers.js';
+import { withPeer } from './optional-peer.js';
 import type { RunMode, RunOptions } from './run-types.js';
 import type { Scenario } from './scenario.js';
 import { type NodeName, VendorModel } from './vendor-model.js';
@@ -45,6 +45,12 @@ export async function openEnvironment(
     if (mode === 'loopback') {
       for (const node of ['primary', 'fallback'] as const) {
         if (node === 'fallback' && !s.nodes.fallback) continue;
+        // msw is an optional peer: loaded only by the runs that serve the vendor over HTTP.
+        const { serveHandlers, vendorHandlers } = await withPeer(
+          () => import('./handlers.js'),
+          'msw',
+          'loopback mode',
+        );
         const server = await serveHandlers((base) => vendorHandlers(model!, node, base));
         servers.push(server);
         urls[node] = server.url;

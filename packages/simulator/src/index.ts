@@ -1,6 +1,4 @@
 export { type GeneratedClaim, makeClaim, rateAt } from './claims.js';
-export { type HandlerServer, serveHandlers, vendorHandlers } from './handlers.js';
-export { HdrHistogram } from './hdr.js';
 export { type Random, seeded, stream } from './random.js';
 export {
   buildReport,

@@ -5,7 +5,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { BreakerEvent } from '@rxgate/breaker';
 import type { Clock } from '@rxgate/ratelimit';
 import { type AuditRecord, JsonlAuditLog, type RouterEvent } from '@rxgate/router';
-import { HdrHistogram } from './hdr.js';
+import { LatencyHistogram } from './latency.js';
 import { PhiOracle } from './phi-oracle.js';
 import { PhiScanner } from './phi-scan.js';
 import type { RunResult } from './run-types.js';
@@ -32,7 +32,11 @@ export class RunObservers {
   readonly series: Series;
   readonly phi = new PhiScanner();
   readonly oracle: PhiOracle;
-  readonly latency = { all: new HdrHistogram(), pos: new HdrHistogram(), batch: new HdrHistogram() };
+  readonly latency = {
+    all: new LatencyHistogram(),
+    pos: new LatencyHistogram(),
+    batch: new LatencyHistogram(),
+  };
   readonly outcomes: Record<string, number> = {};
   readonly rejectCodes: Record<string, number> = {};
   readonly transitions: Array<RunResult['breakerTransitions'][number]> = [];

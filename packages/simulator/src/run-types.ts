@@ -1,5 +1,5 @@
-import type { AuditRecord } from '@rxgate/router';
-import type { HdrHistogram } from './hdr.js';
+import type { AuditRecord, RouterTelemetryOptions } from '@rxgate/router';
+import type { LatencyHistogram } from './latency.js';
 import type { ReconciliationCounts } from './reconciliation.js';
 import type { Scenario } from './scenario.js';
 import type { Series } from './series.js';
@@ -51,6 +51,11 @@ export interface RunOptions {
   readonly storePrefix?: string;
   /** Submit only this share of the traffic (worker `worker` of `of`): the other workers send the rest. */
   readonly share?: { readonly worker: number; readonly of: number };
+  /**
+   * The router's OpenTelemetry (a meter, a tracer): what `--metrics-port` serves. Without it the
+   * router records none, whatever provider is registered globally. @default false
+   */
+  readonly telemetry?: RouterTelemetryOptions;
   /** Called about every simulated bucket. */
   readonly onProgress?: (p: {
     readonly submitted: number;
@@ -90,7 +95,7 @@ export interface RunResult {
   readonly rejectCodes: Readonly<Record<string, number>>;
   /** Vendor answers by status (`reset`, `refused`, `hang` for lost connections); empty against a target. */
   readonly statuses: Readonly<Record<string, number>>;
-  readonly latency: Readonly<Record<'all' | 'pos' | 'batch', HdrHistogram>>;
+  readonly latency: Readonly<Record<'all' | 'pos' | 'batch', LatencyHistogram>>;
   readonly attempts: number;
   readonly throttledAnswers: number;
   readonly failovers: number;

@@ -1,4 +1,4 @@
-import { HdrHistogram } from './hdr.js';
+import { LatencyHistogram } from './latency.js';
 
 /** One time bucket of a run. */
 export interface Bucket {
@@ -15,7 +15,7 @@ export interface Bucket {
   remaining: number;
   /** The client limiter's rate in force at the bucket's end. */
   limiterRate: number;
-  readonly latency: { pos: HdrHistogram; batch: HdrHistogram };
+  readonly latency: { pos: LatencyHistogram; batch: LatencyHistogram };
   readonly outcomes: Record<string, number>;
 }
 
@@ -37,7 +37,7 @@ export class Series {
         failedOver: 0,
         remaining: Number.NaN,
         limiterRate: Number.NaN,
-        latency: { pos: new HdrHistogram(), batch: new HdrHistogram() },
+        latency: { pos: new LatencyHistogram(2), batch: new LatencyHistogram(2) },
         outcomes: {},
       });
     }

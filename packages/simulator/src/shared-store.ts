@@ -3,7 +3,8 @@
 import type { Clock } from '@rxgate/ratelimit';
 import { createRedisLimiter, type SharedLimiter } from '@rxgate/ratelimit/redis';
 import { RedisLedger } from '@rxgate/router/redis';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { withPeer } from './optional-peer.js';
 import { foreignKeys, foreignKeysWarning } from './store-namespace.js';
 
 export interface SharedStore {
@@ -23,7 +24,9 @@ export async function openSharedStore(o: {
   /** A worker of a shared run: the other workers' keys are its own run's. */
   readonly worker: boolean;
 }): Promise<SharedStore> {
-  const redis = new Redis(o.url, {
+  // ioredis is an optional peer: loaded only by the runs that use a shared store.
+  const { Redis: RedisClient } = await withPeer(() => import('ioredis'), 'ioredis', '--store');
+  const redis = new RedisClient(o.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: 1000,

@@ -1,8 +1,11 @@
 // @rxgate/simulator/testing — fast-check arbitraries and invariant checks for your own CI.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { buildReport, replayLine } from './report.js';
+import { buildReport } from './report.js';
 import { type RunOptions, type RunResult, runScenario as run } from './runner.js';
-import { FAULT_KINDS, parseScenario, type Scenario, type ScenarioInput } from './scenario.js';
+import { FAULT_KINDS, parseScenario, type Scenario, type ScenarioInput, scenarioHash } from './scenario.js';
 
 const digits = (n: number) => fc.stringMatching(new RegExp(`^[0-9]{${n}}$`));
 
@@ -150,30 +153,46 @@ export function runScenario(
   return run(seed === undefined ? scenario : { ...scenario, seed }, { mode: 'virtual', ...rest });
 }
 
-/** Thrown by {@link assertInvariants}: what broke, and the line that replays it. */
+/**
+ * Writes `scenario` (seed included) as JSON for `rxgate-sim run <file>` and returns the path.
+ * @default path `<os.tmpdir()>/rxgate-sim/<name>-<scenario hash>.json`
+ */
+export function writeScenarioFile(scenario: Scenario, path?: string): string {
+  const file = path ?? join(tmpdir(), 'rxgate-sim', `${scenario.name}-${scenarioHash(scenario)}.json`);
+  mkdirSync(join(file, '..'), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(scenario, null, 2)}\n`);
+  return file;
+}
+
+/** Thrown by {@link assertInvariants}: what broke, and the command that runs it again. */
 export class InvariantError extends Error {
+  /** `npx rxgate-sim run <file>  # scenario hash …`: the same run, byte for byte. */
   readonly replay: string;
+  /** The scenario as a file `rxgate-sim run` (and `replay`'s scenario argument) takes. */
+  readonly scenarioFile: string;
   readonly broken: readonly string[];
-  constructor(broken: readonly string[], replay: string, scenario: Scenario) {
+  constructor(broken: readonly string[], replay: string, scenarioFile: string, scenario: Scenario) {
     super(
       `rxgate invariants broken: ${broken.join('; ')}\nreplay: ${replay}\nscenario: ${JSON.stringify(scenario)}`,
     );
     this.name = 'InvariantError';
     this.broken = broken;
     this.replay = replay;
+    this.scenarioFile = scenarioFile;
   }
 }
 
 /**
  * Throws when a safety invariant broke: a claim paid twice, a claim without exactly one
  * outcome, PHI in any log line, event or audit record, the half-open probe bound, a pos
- * deadline. The message carries the seed, the scenario hash and the scenario to replay it.
+ * deadline. The scenario is written to a file (`scenarioFile`, else see {@link writeScenarioFile})
+ * and the error's `replay` runs it again: `npx rxgate-sim run <file>`.
  * `{ liveness: true, reachability: true }` also require throughput to return after the faults
  * and every fault window to have fired.
  */
 export function assertInvariants(
   r: RunResult,
-  o: { readonly liveness?: boolean; readonly reachability?: boolean } = {},
+  o: { readonly liveness?: boolean; readonly reachability?: boolean; readonly scenarioFile?: string } = {},
 ): void {
   const lines = buildReport(r).invariants.filter((i) => {
     if (i.name.startsWith('liveness')) return o.liveness === true;
@@ -181,5 +200,8 @@ export function assertInvariants(
     return true;
   });
   const broken = lines.filter((i) => !i.ok).map((i) => `${i.name}: ${i.detail}`);
-  if (broken.length > 0) throw new InvariantError(broken, replayLine(r), r.scenario);
+  if (broken.length === 0) return;
+  const file = writeScenarioFile(r.scenario, o.scenarioFile);
+  const arg = /^[\w./:-]+$/.test(file) ? file : JSON.stringify(file);
+  throw new InvariantError(broken, `npx rxgate-sim run ${arg}  # scenario hash ${r.hash}`, file, r.scenario);
 }

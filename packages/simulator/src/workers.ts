@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { systemClock } from '@rxgate/ratelimit';
 import { Redis } from 'ioredis';
 import { serveHandlers, vendorHandlers } from './handlers.js';
-import { HdrHistogram } from './hdr.js';
+import { LatencyHistogram } from './latency.js';
 import type { RunResult } from './runner.js';
 import { type Scenario, scenarioHash } from './scenario.js';
 import { Series } from './series.js';
@@ -21,7 +21,6 @@ export interface WorkerSummary {
   readonly failovers: number;
   readonly adjudicatedAnswers: number;
   readonly latency: Record<'all' | 'pos' | 'batch', Array<[number, number]>>;
-  readonly latencyMax: Record<'all' | 'pos' | 'batch', number>;
   readonly notExactlyOnce: number;
   readonly deadlineMisses: number;
   readonly phiFound: RunResult['invariants']['phiFound'];
@@ -47,7 +46,6 @@ export function summarize(r: RunResult): WorkerSummary {
     failovers: r.failovers,
     adjudicatedAnswers: r.adjudicatedAnswers,
     latency: Object.fromEntries(lanes.map((l) => [l, r.latency[l].buckets()])) as WorkerSummary['latency'],
-    latencyMax: Object.fromEntries(lanes.map((l) => [l, r.latency[l].max])) as WorkerSummary['latencyMax'],
     notExactlyOnce: r.invariants.notExactlyOnce.length,
     deadlineMisses: r.invariants.deadlineMisses.length,
     phiFound: r.invariants.phiFound,
@@ -147,10 +145,9 @@ export async function runWorkers(
     for (const w of summaries) for (const [k, v] of Object.entries(f(w))) out[k] = (out[k] ?? 0) + v;
     return out;
   };
-  const latency = { all: new HdrHistogram(), pos: new HdrHistogram(), batch: new HdrHistogram() };
+  const latency = { all: new LatencyHistogram(), pos: new LatencyHistogram(), batch: new LatencyHistogram() };
   for (const w of summaries)
-    for (const lane of ['all', 'pos', 'batch'] as const)
-      latency[lane].merge(w.latency[lane], w.latencyMax[lane]);
+    for (const lane of ['all', 'pos', 'batch'] as const) latency[lane].merge(w.latency[lane]);
   const faultsFired = [...model.faultsFired];
   return {
     scenario: s,
