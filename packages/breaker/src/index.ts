@@ -21,4 +21,5 @@ export {
   PermitSettledError,
 } from './errors.js';
 export type { FailurePolicyOptions, PolicyState, SlowCallOptions } from './policies.js';
+export { breakerPolicy } from './policy.js';
 export type { BreakerEvent, BreakerListener, BreakerState, CallOutcome, TransitionReason } from './state.js';

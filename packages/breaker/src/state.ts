@@ -12,8 +12,10 @@ export type TransitionReason =
   | 'isolation-ended'
   | 'reset';
 
-/** How a call ended, as the caller judged it. `ignore` never moves the breaker (a 429 is not the vendor failing). */
-export type CallOutcome = 'success' | 'failure' | 'ignore';
+import type { CallOutcome } from '@rxgate/core';
+
+/** How a call ended, as the caller judged it (defined in @rxgate/core). `ignore` never moves the breaker. */
+export type { CallOutcome };
 
 export type BreakerEvent =
   | {

@@ -1,3 +1,4 @@
+export { type AdapterOptions, classifierAdapters } from './adapters.js';
 export {
   type Catalogue,
   type CatalogueConfig,

@@ -1,26 +1,13 @@
+import type { QuotaSignal } from '@rxgate/core';
 import { type BareItem, type List, parseList, Token } from 'structured-headers';
 import { type HeaderInput, type HeaderReader, headerReader } from './headers.js';
 import { parseRetryAfter } from './retry-after.js';
 
 /**
- * What a vendor said about its quota on one answer: the shape `@rxgate/ratelimit`'s
- * `observe()` takes. Every field is optional.
+ * What a vendor said about its quota on one answer (defined in @rxgate/core): the shape
+ * `@rxgate/ratelimit`'s `observe()` takes. `classify` sets `throttled` on 429 and 503-as-throttle.
  */
-export interface QuotaSignal {
-  readonly limit?: number;
-  readonly remaining?: number;
-  /** Seconds until the window resets. */
-  readonly resetSeconds?: number;
-  /** From `Retry-After`, in milliseconds. */
-  readonly retryAfterMs?: number;
-  /** The answer was a throttle (set by `classify` on 429 and 503-as-throttle). */
-  readonly throttled?: boolean;
-  /**
-   * The name of the IETF policy (`RateLimit-Policy`) the signal comes from, when the vendor
-   * names its quotas: a quota it keeps per payer can then be fed to that payer's level only.
-   */
-  readonly policy?: string;
-}
+export type { QuotaSignal };
 
 export interface QuotaOptions {
   /** Now, in epoch milliseconds (to read an epoch reset or an HTTP-date). */

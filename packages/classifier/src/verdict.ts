@@ -1,8 +1,9 @@
+import type { CallOutcome } from '@rxgate/core';
 import type { RejectCodeInfo } from './catalogue.js';
 import type { QuotaSignal } from './quota.js';
 
-/** What the breaker should record for this answer. */
-export type BreakerOutcome = 'success' | 'failure' | 'ignore';
+/** What the breaker should record for this answer: the breaker's own `CallOutcome` (@rxgate/core), one type. */
+export type BreakerOutcome = CallOutcome;
 
 /**
  * What the answer proves about whether the vendor may have committed the claim:

@@ -22,7 +22,10 @@ export interface PermitOptions {
   readonly lane?: Lane;
 }
 
-/** A permit from {@link ConcurrencyLimit}: release it once (extra releases do nothing), or `using` it. */
+/**
+ * What {@link ConcurrencyLimit} hands back: a {@link Lease} (release is idempotent, `using` works).
+ * @deprecated Use `Lease`. The one `Permit` of rxgate is the breaker's, settled exactly once.
+ */
 export type Permit = Lease;
 
 const NO_LEVELS = { levels: [], concurrency: Number.POSITIVE_INFINITY } as const;

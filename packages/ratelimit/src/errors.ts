@@ -1,3 +1,5 @@
+import { brand, errorGuard, RxgateError } from '@rxgate/core';
+
 const BRAND = Symbol.for('@rxgate/ratelimit/error');
 
 /** Stable codes of every error this package throws or rejects with. */
@@ -9,13 +11,11 @@ export type RateLimitErrorCode =
   | 'RXGATE_RATELIMIT_STORE_UNAVAILABLE';
 
 /** Base class of this package's errors; test with {@link isRateLimitError}, which works across duplicate installs. */
-export class RateLimitError extends Error {
-  readonly code: RateLimitErrorCode;
+export class RateLimitError extends RxgateError<RateLimitErrorCode> {
   constructor(code: RateLimitErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'RateLimitError';
-    this.code = code;
-    Object.defineProperty(this, BRAND, { value: true });
+    brand(this, BRAND);
   }
 }
 
@@ -81,18 +81,8 @@ export class LimiterClosedError extends RateLimitError {
   }
 }
 
-const has = (e: unknown, code?: RateLimitErrorCode): boolean =>
-  typeof e === 'object' &&
-  e !== null &&
-  (e as Record<symbol, unknown>)[BRAND] === true &&
-  (code === undefined || (e as { code?: unknown }).code === code);
-
-export const isRateLimitError = (e: unknown): e is RateLimitError => has(e);
-export const isInvalidOptionError = (e: unknown): e is InvalidOptionError =>
-  has(e, 'RXGATE_RATELIMIT_INVALID_OPTION');
-export const isDeadlineExceededError = (e: unknown): e is DeadlineExceededError =>
-  has(e, 'RXGATE_RATELIMIT_DEADLINE');
-export const isAcquireAbortedError = (e: unknown): e is AcquireAbortedError =>
-  has(e, 'RXGATE_RATELIMIT_ABORTED');
-export const isLimiterClosedError = (e: unknown): e is LimiterClosedError =>
-  has(e, 'RXGATE_RATELIMIT_CLOSED');
+export const isRateLimitError = errorGuard<RateLimitError>(BRAND);
+export const isInvalidOptionError = errorGuard<InvalidOptionError>(BRAND, 'RXGATE_RATELIMIT_INVALID_OPTION');
+export const isDeadlineExceededError = errorGuard<DeadlineExceededError>(BRAND, 'RXGATE_RATELIMIT_DEADLINE');
+export const isAcquireAbortedError = errorGuard<AcquireAbortedError>(BRAND, 'RXGATE_RATELIMIT_ABORTED');
+export const isLimiterClosedError = errorGuard<LimiterClosedError>(BRAND, 'RXGATE_RATELIMIT_CLOSED');

@@ -1,5 +1,7 @@
-/** A lane of traffic: live point-of-sale claims go before batch work. */
-export type Lane = 'pos' | 'batch';
+import type { Lane } from '@rxgate/core';
+
+/** A lane of traffic (defined in @rxgate/core): live point-of-sale claims go before batch work. */
+export type { Lane };
 
 /** Why an acquire did not get its tokens. */
 export type RejectReason = 'deadline' | 'aborted' | 'closed';

@@ -29,6 +29,7 @@ export {
   type LimiterOptions,
   type LimitOptions,
 } from './limiter.js';
+export { type LimiterPolicyOptions, limiterPolicy } from './policy.js';
 export type { QuotaSignal } from './quota-signal.js';
 export {
   type LevelAdjustment,

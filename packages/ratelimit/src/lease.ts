@@ -5,14 +5,14 @@
 export interface Lease extends Disposable {
   /** Gives the concurrency slot back. Safe to call more than once. */
   release(): void;
-  /** True once released. */
+  /** True once no slot is held: after `release()`, and from the start for an admission that took none. */
   readonly released: boolean;
 }
 
-/** The lease of an admission that holds no concurrency slot. */
+/** The lease of an admission that holds no concurrency slot: nothing to give back, so released from the start. */
 export const NOOP_LEASE: Lease = Object.freeze({
   release() {},
-  released: false,
+  released: true,
   [Symbol.dispose]() {},
 });
 

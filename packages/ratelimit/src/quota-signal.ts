@@ -1,19 +1,2 @@
-/**
- * What a vendor said about its quota on one answer. Parsing headers into this shape is the
- * classifier's job (`@rxgate/classifier`'s `parseQuota`); this package only acts on it.
- * Every field is optional: a vendor may say only some of it.
- */
-export interface QuotaSignal {
-  /** Requests allowed in the vendor's current window. */
-  readonly limit?: number;
-  /** Requests left in the vendor's current window. */
-  readonly remaining?: number;
-  /** Seconds until the vendor's window resets. */
-  readonly resetSeconds?: number;
-  /** Milliseconds the vendor asked us to wait (from `Retry-After`). */
-  readonly retryAfterMs?: number;
-  /** The answer was a throttle (429, or a 503 used as one). */
-  readonly throttled?: boolean;
-  /** The vendor's name for the quota (an IETF `RateLimit-Policy` item); the limiter does not read it. */
-  readonly policy?: string;
-}
+// Defined once in @rxgate/core (the classifier produces it, this package observes it).
+export type { QuotaSignal } from '@rxgate/core';

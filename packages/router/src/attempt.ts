@@ -141,7 +141,7 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
     lease.release();
   }
   const latency = answered - sentAt;
-  permit[verdict.breaker]();
+  permit.settle(verdict.breaker);
   if (verdict.quota !== undefined) {
     // The vendor measured its window's reset when it answered: half a round trip before we
     // read it, as NTP assumes (read as of now, each window would seem to end later than it does).

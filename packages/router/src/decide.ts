@@ -1,7 +1,8 @@
 import type { Verdict } from '@rxgate/classifier';
+import type { Lane } from '@rxgate/core';
 import type { CommitState } from './commit-state.js';
 
-export type Lane = 'pos' | 'batch';
+export type { Lane };
 
 /** What happened at one step of a claim: a vendor's verdict, or a refusal before anything was sent. */
 export type Step =

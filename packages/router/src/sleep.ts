@@ -1,16 +1,2 @@
-import type { Clock } from '@rxgate/ratelimit';
-import type { AbortSignalLike } from './signal.js';
-
-/** Waits `ms` on the injected clock (one timer, no polling); an abort ends the wait early. */
-export function sleep(clock: Clock, ms: number, signal?: AbortSignalLike): Promise<void> {
-  if (ms <= 0 || signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      timer.cancel();
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = clock.setTimer(ms, done);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+// Defined once in @rxgate/core; re-exported so this package's importers stay as they are.
+export { sleep } from '@rxgate/core';

@@ -1,16 +1,9 @@
-/** A seedable random source: mulberry32, floats in [0, 1). */
-export type Random = () => number;
+import { type Random, seededRandom } from '@rxgate/core';
 
-export function seeded(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seedable random source: mulberry32, floats in [0, 1) (defined in @rxgate/core). */
+export type { Random };
+
+export const seeded: (seed: number) => Random = seededRandom;
 
 /** An independent stream derived from a seed and a name (vendor, traffic, router…). */
 export function stream(seed: number, name: string): Random {

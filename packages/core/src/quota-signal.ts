@@ -1,0 +1,23 @@
+/**
+ * What a vendor said about its quota on one answer. Parsing headers into this shape is
+ * `@rxgate/classifier`'s job (`parseQuota`, a verdict's `quota`); `@rxgate/ratelimit`'s
+ * `observe()` acts on it. Every field is optional: a vendor may say only some of it.
+ */
+export interface QuotaSignal {
+  /** Requests allowed in the vendor's current window. */
+  readonly limit?: number;
+  /** Requests left in the vendor's current window. */
+  readonly remaining?: number;
+  /** Seconds until the vendor's window resets. */
+  readonly resetSeconds?: number;
+  /** Milliseconds the vendor asked us to wait (from `Retry-After`). */
+  readonly retryAfterMs?: number;
+  /** The answer was a throttle (429, or a 503 used as one). */
+  readonly throttled?: boolean;
+  /**
+   * The name of the IETF policy (`RateLimit-Policy`) the signal comes from, when the vendor
+   * names its quotas: a quota it keeps per payer can then be fed to that payer's level only.
+   * The limiter does not read it.
+   */
+  readonly policy?: string;
+}
