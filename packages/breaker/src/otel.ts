@@ -1,30 +1,12 @@
 // OpenTelemetry metrics for keyed breakers. The package does not import @opentelemetry/api:
 // it takes a meter (`metrics.getMeter(...)` from the API, an optional peer) through the few
 // methods it uses, so an application without OpenTelemetry loads nothing of it.
+import { counters, type MeterLike } from '@rxgate/core';
 import type { Breakers } from './breakers.js';
 import type { BreakerEvent, BreakerState } from './state.js';
 
-/** Attribute values as OpenTelemetry takes them. Keys are vendor × segment names, never patient data. */
-export type MetricAttributes = Readonly<Record<string, string | number | boolean>>;
-
-/**
- * The part of an OpenTelemetry `Meter` (`@opentelemetry/api` ≥ 1.9) these metrics use: any
- * meter from `metrics.getMeter(name)` fits.
- */
-export interface MeterLike {
-  createCounter(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): { add(value: number, attributes?: MetricAttributes): void };
-  createObservableGauge(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): {
-    addCallback(
-      callback: (result: { observe(value: number, attributes?: MetricAttributes): void }) => void,
-    ): void;
-  };
-}
+/** Attribute values as OpenTelemetry takes them, and the part of a `Meter` used (shared by every package). */
+export type { MeterLike, MetricAttributes } from '@rxgate/core';
 
 export interface BreakerTelemetryOptions {
   /** A meter, e.g. `metrics.getMeter('@rxgate/breaker')` from `@opentelemetry/api`. */
@@ -60,17 +42,13 @@ const STATES: readonly BreakerState[] = ['closed', 'open', 'half-open', 'isolate
 export function breakerTelemetry(options: BreakerTelemetryOptions): BreakerTelemetry {
   const prefix = options.prefix ?? 'rxgate.breaker';
   const m = options.meter;
-  const transitions = m.createCounter(`${prefix}.transitions`, {
-    description: 'Breaker state changes',
-    unit: '{transition}',
-  });
-  const rejections = m.createCounter(`${prefix}.rejections`, {
-    description: 'Calls a breaker refused (open, or half-open with its probes taken)',
-    unit: '{call}',
-  });
-  const probes = m.createCounter(`${prefix}.probes`, {
-    description: 'Half-open probes finished, by outcome',
-    unit: '{probe}',
+  const { transitions, rejections, probes } = counters(m, prefix, {
+    transitions: { description: 'Breaker state changes', unit: '{transition}' },
+    rejections: {
+      description: 'Calls a breaker refused (open, or half-open with its probes taken)',
+      unit: '{call}',
+    },
+    probes: { description: 'Half-open probes finished, by outcome', unit: '{probe}' },
   });
   const state = m.createObservableGauge(`${prefix}.state`, {
     description: 'The state each breaker is in: 1 for its state, 0 for the others',

@@ -1,6 +1,13 @@
 export { type Clock, systemClock, type TimerHandle } from './clock.js';
 export { brand, errorGuard, isRxgateError, RxgateError } from './errors.js';
 export { LANES, type Lane } from './lane.js';
+export {
+  type CounterLike,
+  counters,
+  type InstrumentOptions,
+  type MeterLike,
+  type MetricAttributes,
+} from './meter.js';
 export { type OptionChecks, optionChecks } from './option-checks.js';
 export type { CallOutcome } from './outcome.js';
 export {

@@ -1,37 +1,12 @@
 // OpenTelemetry metrics for a limiter. The package does not import @opentelemetry/api: it
 // takes a meter (`metrics.getMeter(...)` from the API, an optional peer) through the few
 // methods it uses, so an application without OpenTelemetry loads nothing of it.
+import { counters, type MeterLike } from '@rxgate/core';
 import type { LimiterEvent, LimiterListener } from './events.js';
 
-/** Attribute values as OpenTelemetry takes them. Levels and lanes only: never patient data. */
-export type MetricAttributes = Readonly<Record<string, string | number | boolean>>;
+/** Attribute values as OpenTelemetry takes them, and the part of a `Meter` used (shared by every package). */
+export type { MeterLike, MetricAttributes } from '@rxgate/core';
 
-/**
- * The part of an OpenTelemetry `Meter` (`@opentelemetry/api` ≥ 1.9) these metrics use: any
- * meter from `metrics.getMeter(name)` fits.
- */
-export interface MeterLike {
-  createCounter(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): { add(value: number, attributes?: MetricAttributes): void };
-  createHistogram(
-    name: string,
-    options?: { description?: string; unit?: string; advice?: { explicitBucketBoundaries?: number[] } },
-  ): { record(value: number, attributes?: MetricAttributes): void };
-  createObservableGauge(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): {
-    addCallback(
-      callback: (result: {
-        observe(value: number, attributes?: MetricAttributes): void;
-      }) => void | Promise<void>,
-    ): void;
-  };
-}
-
-/** What the gauges read: `createLimiter`'s snapshot, or the Redis limiter's (a promise). */
 export interface ObservableLimiter {
   snapshot(key?: string):
     | {
@@ -89,26 +64,16 @@ const WAIT_BOUNDARIES = [0, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 
 export function limiterTelemetry(options: LimiterTelemetryOptions): LimiterTelemetry {
   const prefix = options.prefix ?? 'rxgate.limiter';
   const m = options.meter;
-  const acquired = m.createCounter(`${prefix}.acquired`, {
-    description: 'Admissions by the limiter',
-    unit: '{acquire}',
+  const { acquired, rejections, adaptations, pauses } = counters(m, prefix, {
+    acquired: { description: 'Admissions by the limiter', unit: '{acquire}' },
+    rejections: { description: 'Acquires the limiter refused', unit: '{acquire}' },
+    adaptations: { description: 'Rate changes that followed the vendor', unit: '{change}' },
+    pauses: { description: 'Pauses the vendor asked for', unit: '{pause}' },
   });
   const wait = m.createHistogram(`${prefix}.wait`, {
     description: 'Time an admitted call waited for its tokens',
     unit: 's',
     advice: { explicitBucketBoundaries: WAIT_BOUNDARIES },
-  });
-  const rejections = m.createCounter(`${prefix}.rejections`, {
-    description: 'Acquires the limiter refused',
-    unit: '{acquire}',
-  });
-  const adaptations = m.createCounter(`${prefix}.adaptations`, {
-    description: 'Rate changes that followed the vendor',
-    unit: '{change}',
-  });
-  const pauses = m.createCounter(`${prefix}.pauses`, {
-    description: 'Pauses the vendor asked for',
-    unit: '{pause}',
   });
   const gauges = {
     rate: m.createObservableGauge(`${prefix}.rate`, {
