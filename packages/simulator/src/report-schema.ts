@@ -40,6 +40,8 @@ export const RunReportSchema = z.object({
     perSecond: z.number(),
     quotaPerSecond: z.number().nullable(),
   }),
+  /** Claims left maybe-committed by the run, and after `router.reconcile()` at its end. */
+  reconciliation: z.object({ before: z.number(), asked: z.number(), settled: z.number(), after: z.number() }),
   breakerTransitions: z.array(
     z.object({ at: z.number(), key: z.string(), from: z.string(), to: z.string(), reason: z.string() }),
   ),

@@ -135,6 +135,12 @@ export function buildReport(r: RunResult): Report {
       perSecond: round(metrics.goodput_per_second!, 3),
       quotaPerSecond: r.quotaPerSecond ?? null,
     },
+    reconciliation: {
+      before: r.reconciliation.before,
+      asked: r.reconciliation.asked,
+      settled: r.reconciliation.settled,
+      after: r.reconciliation.after,
+    },
     breakerTransitions: [...r.breakerTransitions],
     faults: r.scenario.faults.map((f, i) => ({ ...f, fired: r.faultsFired[i] ?? 0 })),
     timeSeries: r.series.toJSON(),
