@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run check:kit`: what `@rxgate/simulator/testing` brings into someone else's CI. Packs
-// every published package (router, classifier, breaker, ratelimit, simulator, and any other
-// under packages/), installs the tarballs in an empty directory with fast-check (the kit's one
+// the simulator and every @rxgate package it depends on (router, classifier, breaker, ratelimit,
+// core), installs the tarballs in an empty directory with fast-check (the kit's one
 // required peer) as a consumer would, counts the packages installed, and runs the kit there:
 // a generated scenario, its invariants, and its replay file through the installed rxgate-sim.
 // `--count-only` installs and counts only (74 for the tree before the kit's peers); `--keep`
@@ -22,10 +22,24 @@ const fastCheck = JSON.parse(
   readFileSync(join(root, 'node_modules/fast-check/package.json'), 'utf8'),
 ).version;
 
-const packages = readdirSync(join(root, 'packages'))
-  .map((dir) => join(root, 'packages', dir))
-  .filter((dir) => statSync(join(dir, 'package.json'), { throwIfNoEntry: false }))
-  .filter((dir) => !JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).private);
+// The simulator and the @rxgate packages it depends on, at any depth (what a consumer of the
+// kit gets; the other published packages, retry and undici, are not the kit's).
+const manifests = new Map(
+  readdirSync(join(root, 'packages'))
+    .map((dir) => join(root, 'packages', dir))
+    .filter((dir) => statSync(join(dir, 'package.json'), { throwIfNoEntry: false }))
+    .map((dir) => [JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')), dir])
+    .filter(([m]) => !m.private)
+    .map(([m, dir]) => [m.name, { manifest: m, dir }]),
+);
+const closure = new Set();
+const visit = (name) => {
+  if (closure.has(name) || !manifests.has(name)) return;
+  closure.add(name);
+  for (const dep of Object.keys(manifests.get(name).manifest.dependencies ?? {})) visit(dep);
+};
+visit('@rxgate/simulator');
+const packages = [...closure].map((name) => manifests.get(name).dir);
 const work = mkdtempSync(join(tmpdir(), 'rxgate-kit-'));
 const tarballs = packages.map((dir) => {
   const stdout = execFileSync('npm', ['pack', '--json', '--pack-destination', work], {
