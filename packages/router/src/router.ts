@@ -30,7 +30,11 @@ export type {
 } from './options.js';
 
 export interface Router {
-  /** Runs one claim to exactly one outcome. Never rejects (bad input is an `invalid` outcome). */
+  /**
+   * Runs one claim to exactly one outcome. Never rejects for anything about the claim or its
+   * options (bad input is an `invalid` outcome); only a router already closed rejects, with
+   * `RouterClosedError`, having sent nothing.
+   */
   submit(raw: unknown, options?: SubmitOptions): Promise<Outcome>;
   /**
    * Submits a dead letter again: to its pinned node only, when it has one (it may be paid
