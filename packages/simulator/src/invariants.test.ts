@@ -4,6 +4,7 @@
 // report's lists of broken and slowest claims.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import {
   brokenTraces,
   checkLiveness,
@@ -161,5 +162,33 @@ describe('the report lists', () => {
     const traces = brokenTraces(many, [...Array(80).keys()], new Set(['c79']), () => undefined);
     assert.equal(traces.length, 51);
     assert.equal(traces.at(-1)?.correlationId, 'c79');
+  });
+});
+
+describe('slowestClaims, held to its definition', () => {
+  it('the n slowest by elapsed time (ties by index), as sorting every claim would give', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }), { maxLength: 60 }),
+        fc.integer({ min: 0, max: 12 }),
+        (elapsed, n) => {
+          const columns = {
+            lanes: elapsed.map(() => 'pos' as const),
+            elapsed,
+            correlation: elapsed.map((_, i) => `c${i}`),
+            kinds: elapsed.map(() => 'paid'),
+          };
+          const reference = [...elapsed.keys()]
+            .filter((i) => elapsed[i] !== undefined)
+            .sort((a, b) => elapsed[b]! - elapsed[a]! || a - b)
+            .slice(0, n)
+            .map((i) => `c${i}`);
+          assert.deepEqual(
+            slowestClaims(columns, n).map((x) => x.correlationId),
+            reference,
+          );
+        },
+      ),
+    );
   });
 });
