@@ -386,13 +386,14 @@ const DIGITS_IN_A_TIMESTAMP: Scenario = {
 };
 
 /**
- * Paid twice, found by the property (FC_SEED=2569528299, shrunk; a router bug, open): claim
+ * Paid twice, found by the property (FC_SEED=2569528299, shrunk; a router bug): claim
  * 1004 is answered 408 then 21 on the primary under its key K; the crosswalk repairs it
  * (NDC 00002143380 -> 00002143381, key K.r1) and the breaker sends it to the secondary, where
  * K.r1 is paid and the answer lost (needs-reconciliation, pinned to the secondary). The dead
  * letter holds the claim as submitted, not as repaired: resubmitted, it goes to the pin under
  * K and the original NDC, a key the secondary never saw, and is paid again. The pin records
  * the node only, so a restart or a takeover of such a claim would resend it the same way.
+ * Fixed: a repaired claim stays on the node that rejected its key (claim-run.ts).
  */
 const REPAIRED_THEN_RESUBMITTED: Scenario = {
   seed: 2147483627,
@@ -463,9 +464,7 @@ describe('router properties (virtual clock, random vendor faults)', () => {
     await scenario(DIGITS_IN_A_TIMESTAMP);
   });
 
-  it('a claim repaired, paid on the fallback with its answer lost, then resubmitted from its dead letter is not paid again', {
-    todo: 'router bug: the pin and the dead letter do not carry the repaired key and NDC',
-  }, async () => {
+  it('a claim repaired, its answer lost, then resubmitted from its dead letter is not paid again', async () => {
     await scenario(REPAIRED_THEN_RESUBMITTED);
   });
 
