@@ -114,8 +114,15 @@ export async function runClaim(r: ClaimRun): Promise<Outcome> {
   let backoffs = 0;
   const tried = new Set<number>();
   // The node the claim may fail over to now, if any (only primary → fallback, once).
+  // A repaired claim stays on the node that rejected it, unless the nodes share one
+  // idempotency store: its repaired key and body exist only in this run (the ledger pins the
+  // node, a dead letter holds the claim as submitted), so whoever sends it again (a dead
+  // letter resubmitted, a restart, a takeover) sends the original key to the pin. Only the
+  // node that answered that key with the reject replays the reject, and the repair leads to
+  // the repaired key's own stored answer there; any other node would adjudicate it anew.
   const failoverNode = (): string | undefined => {
     if (node !== 0 || nodes.length < 2 || tried.has(1) || !ctx.usable(1)) return undefined;
+    if (repaired && !o.shared) return undefined;
     return maySendTo(r.commit, nodes[1]!.name, o.shared) ? nodes[1]!.name : undefined;
   };
   const backoff = () => o.random() * Math.min(o.retry.capMs[r.lane], o.retry.baseMs * 2 ** backoffs++);

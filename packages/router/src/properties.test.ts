@@ -15,6 +15,7 @@ import type { Outcome } from './outcome.js';
 import { createRouter, type Lane } from './router.js';
 import { type Fault, fakeVendor } from './test-support/fake-vendor.js';
 import { rawClaim, SECRET } from './test-support/fixtures.js';
+import { containsPhi } from './test-support/phi-scan.js';
 import { functionTransport } from './transport.js';
 
 const FAULTS: Fault[] = [
@@ -89,21 +90,26 @@ const BUDGET: Record<string, number> = { retail: 800, specialty: 1200 };
 /** A process that can die: after `crash()`, nothing it started leaves it or comes back to it. */
 class World {
   crashed = false;
+  /**
+   * What a dead process waits on forever. One per process, not one per module: a module-level
+   * promise would hold every dead router of every run (its awaiting continuations) until the
+   * test file ends — gigabytes over a few thousand runs, and a shrink that crawls.
+   */
+  readonly never = new Promise<never>(() => {});
   guard<T>(p: Promise<T>): Promise<T> {
     return p.then(
-      (v) => (this.crashed ? NEVER : v),
-      (e) => (this.crashed ? NEVER : Promise.reject(e)),
+      (v) => (this.crashed ? this.never : v),
+      (e) => (this.crashed ? this.never : Promise.reject(e)),
     ) as Promise<T>;
   }
 }
-const NEVER = new Promise<never>(() => {});
 
 /** The durable journal as a dead process sees it: its last writes never complete. */
 function journalOf(journal: MemoryJournal, w: World): Journal {
   return {
     read: () => journal.read(),
-    append: (lines) => (w.crashed ? NEVER : journal.append(lines)),
-    rewrite: (lines) => (w.crashed ? NEVER : journal.rewrite(lines)),
+    append: (lines) => (w.crashed ? w.never : journal.append(lines)),
+    rewrite: (lines) => (w.crashed ? w.never : journal.rewrite(lines)),
     close: () => Promise.resolve(),
   };
 }
@@ -120,149 +126,346 @@ const KINDS = new Set([
   'in-flight-elsewhere',
 ]);
 
+type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** One scenario, checked: (1) one outcome each, (2) never paid twice, (3) pos deadlines, (4) no PHI. */
+async function scenario(s: Scenario): Promise<void> {
+  const clock = new VirtualClock(0);
+  const random = seededRandom(s.seed);
+  const vendor = fakeVendor({
+    clock,
+    random: seededRandom(s.seed ^ 0x5bd1e995),
+    faults: s.storm
+      ? [
+          ['ok', 1],
+          ['commit-then-reset', 4],
+          ['reset-before', 6],
+          ['502', 2],
+          ['commit-then-504', 3],
+        ]
+      : [['ok', s.okWeight], ...s.faults],
+    sharedIdempotency: s.sharedIdempotency,
+  });
+  const logs: string[] = [];
+  const events: string[] = [];
+  const audit = new MemoryAuditLog();
+  const capture = (level: string) => (obj: object, msg?: string) =>
+    logs.push(`${level} ${JSON.stringify(obj)} ${msg ?? ''}`);
+  const journal = new MemoryJournal();
+  const build = async (w: World) => {
+    const deadLetters = new MemoryDeadLetterQueue();
+    const router = createRouter({
+      nodes: [
+        { name: 'primary', url: 'http://primary.test' },
+        ...(s.secondary ? [{ name: 'secondary', url: 'http://secondary.test' }] : []),
+      ],
+      sharedIdempotency: s.sharedIdempotency,
+      idempotencySecret: SECRET,
+      transport: functionTransport((n, req, signal) =>
+        w.crashed ? w.never : w.guard(vendor.handle(n, req, signal)),
+      ),
+      ledger: await JournalLedger.open(journalOf(journal, w), { clock }),
+      deadLetters,
+      limiter: createLimiter({ account: { ratePerSecond: 10, burst: 20 }, clock }),
+      crosswalk: crosswalkSnapshot('cw-1', { '00002143380': { gpi: '2725', ndc: '00002143381' } }),
+      audit,
+      clock,
+      random,
+      logger: {
+        debug: capture('debug'),
+        info: capture('info'),
+        warn: capture('warn'),
+        error: capture('error'),
+      },
+      onEvent: (e) => events.push(JSON.stringify(e)),
+    });
+    return { router, deadLetters, world: w };
+  };
+  let gen = await build(new World());
+  const submitted: Array<{ lane: Lane; segment: string; promise: Promise<Outcome> }> = [];
+  const raws = s.claims.map((c, i) =>
+    rawClaim({
+      '402-D2': String(1000 + i),
+      '104-A4': c.pcn,
+      '407-D7': c.ndc,
+      '302-C2': c.phi.cardholder,
+      '310-CA': c.phi.first,
+      '311-CB': c.phi.last,
+      '304-C4': c.phi.dob,
+    }),
+  );
+  const submit = (i: number) => {
+    const c = s.claims[i]!;
+    submitted.push({
+      lane: c.lane,
+      segment: c.segment,
+      promise: gen.router.submit(raws[i], { lane: c.lane, segment: c.segment }),
+    });
+  };
+  let live = 0; // submissions before this index belong to a dead process
+  for (const [i, c] of s.claims.entries()) {
+    if (s.restartAfter === i) {
+      // kill -9: the old process sends and hears nothing more; the new one replays the
+      // journal, and the pharmacy system sends every claim it has no answer for again.
+      gen.world.crashed = true;
+      gen = await build(new World());
+      live = submitted.length;
+      for (let k = 0; k < i; k++) submit(k);
+    }
+    await clock.advance(c.gapMs);
+    submit(i);
+    if (i === 0 && s.duplicateFirst) submit(0);
+  }
+  const settle = async (from: number) => {
+    const settled: Array<Outcome | undefined> = [];
+    for (const [i, x] of submitted.slice(from).entries())
+      void x.promise.then((o) => {
+        assert.equal(settled[i], undefined, 'settled twice');
+        settled[i] = o;
+      });
+    await clock.runAll();
+    await Promise.all(submitted.slice(from).map((x) => x.promise));
+    return settled;
+  };
+  const settled = await settle(live);
+
+  // (1) exactly one outcome per submission of the living process.
+  for (const o of settled) assert.ok(o !== undefined && KINDS.has(o.kind), o?.kind);
+  // (3) a pos submission, joiners included, never settles later than its deadline plus one tick.
+  for (const [i, x] of submitted.slice(live).entries()) {
+    if (x.lane !== 'pos') continue;
+    const o = settled[i]!;
+    if (o.elapsedMs > BUDGET[x.segment]! + 1)
+      assert.fail(`pos claim took ${o.elapsedMs} ms, budget ${BUDGET[x.segment]}`);
+  }
+  // Dead letters and claims left for reconciliation, submitted again by the batch lane.
+  if (s.resubmitLetters) {
+    const letters = gen.deadLetters.take();
+    const from = submitted.length;
+    for (const letter of letters)
+      submitted.push({
+        lane: 'batch',
+        segment: 'retail',
+        promise: gen.router.resubmit(letter, { lane: 'batch' }),
+      });
+    const again = await settle(from);
+    for (const o of again) assert.ok(o !== undefined && KINDS.has(o.kind), o?.kind);
+  }
+  // (2) the vendor never paid a claim twice, counted by claim content on every node.
+  for (const [identity, n] of vendor.payments) assert.equal(n, 1, `claim ${identity} paid ${n} times`);
+  // (4) no PHI value in any log line, event, audit record or outcome (plain search; a date of
+  // birth as a number of its own, see test-support/phi-scan.ts).
+  const haystacks = [
+    ...logs,
+    ...events,
+    ...audit.records.map((r) => JSON.stringify(r)),
+    ...settled.map((o) => JSON.stringify(o)),
+  ];
+  for (const c of s.claims) {
+    for (const value of [c.phi.cardholder, c.phi.first, c.phi.last, c.phi.dob]) {
+      for (const h of haystacks) assert.ok(!containsPhi(h, value), `PHI found: ${h.slice(0, 200)}`);
+    }
+  }
+  await gen.router.close();
+}
+
+/**
+ * The one-off failure of the property (FC_SEED=2619619808, run 246 of 250): no PHI had leaked;
+ * the date of birth 20031015 sat in the fraction of a virtual timestamp of an event,
+ * "at":2617721.9200310153. Kept as it was drawn: the plain search found it, the scan that
+ * reads a date of birth as a number of its own does not.
+ */
+const DIGITS_IN_A_TIMESTAMP: Scenario = {
+  seed: -2147483629,
+  faults: [['commit-then-hang', 10]],
+  okWeight: 26,
+  secondary: false,
+  sharedIdempotency: false,
+  claims: [
+    {
+      phi: { cardholder: 'ZQ051233634', first: 'FNGULPVMBQ', last: 'LNEAONQUJG', dob: '20140515' },
+      pcn: 'MEDD',
+      ndc: '00002143390',
+      lane: 'batch',
+      segment: 'retail',
+      gapMs: 291,
+    },
+    {
+      phi: { cardholder: 'ZQ329103109', first: 'FNGBEGNHFHU', last: 'LNIVQJBWMUW', dob: '19510312' },
+      pcn: 'MEDD',
+      ndc: '00002143390',
+      lane: 'batch',
+      segment: 'specialty',
+      gapMs: 237,
+    },
+    {
+      phi: { cardholder: 'ZQ136710597', first: 'FNCGXPNUUX', last: 'LNYWZRJYUGPI', dob: '20031015' },
+      pcn: 'MEDD',
+      ndc: '00002143380',
+      lane: 'batch',
+      segment: 'specialty',
+      gapMs: 0,
+    },
+    {
+      phi: { cardholder: 'ZQ242076178', first: 'FNWMIRIX', last: 'LNQZWEUTFWBJ', dob: '19910512' },
+      pcn: 'SPEC',
+      ndc: '00002143380',
+      lane: 'pos',
+      segment: 'specialty',
+      gapMs: 289,
+    },
+    {
+      phi: { cardholder: 'ZQ862923742', first: 'FNSHIOLMGBG', last: 'LNHEUEKYUUF', dob: '19630331' },
+      pcn: 'SPEC',
+      ndc: '00002143390',
+      lane: 'pos',
+      segment: 'retail',
+      gapMs: 293,
+    },
+    {
+      phi: { cardholder: 'ZQ282880549', first: 'FNFUCDATSLU', last: 'LNFFSXJGQWFN', dob: '19400803' },
+      pcn: 'ADV',
+      ndc: '00002143390',
+      lane: 'batch',
+      segment: 'retail',
+      gapMs: 299,
+    },
+    {
+      phi: { cardholder: 'ZQ242496882', first: 'FNPLFKABD', last: 'LNBRPNLG', dob: '19691231' },
+      pcn: 'MEDD',
+      ndc: '00002143390',
+      lane: 'batch',
+      segment: 'specialty',
+      gapMs: 241,
+    },
+    {
+      phi: { cardholder: 'ZQ113122630', first: 'FNXSZTNZPOLP', last: 'LNQUZHEAN', dob: '19630815' },
+      pcn: 'MEDD',
+      ndc: '00002143380',
+      lane: 'batch',
+      segment: 'specialty',
+      gapMs: 7,
+    },
+    {
+      phi: { cardholder: 'ZQ619015126', first: 'FNVSYDELZU', last: 'LNGXBKVNLK', dob: '19930111' },
+      pcn: 'MEDD',
+      ndc: '00002143390',
+      lane: 'pos',
+      segment: 'specialty',
+      gapMs: 0,
+    },
+    {
+      phi: { cardholder: 'ZQ225951061', first: 'FNKNIWZACJY', last: 'LNYETMDXBE', dob: '19610418' },
+      pcn: 'ADV',
+      ndc: '00002143380',
+      lane: 'batch',
+      segment: 'specialty',
+      gapMs: 13,
+    },
+    {
+      phi: { cardholder: 'ZQ629361728', first: 'FNTEDZHCEFT', last: 'LNZSXTPN', dob: '20010405' },
+      pcn: 'ADV',
+      ndc: '00002143390',
+      lane: 'pos',
+      segment: 'retail',
+      gapMs: 295,
+    },
+    {
+      phi: { cardholder: 'ZQ279725637', first: 'FNGKZQAQ', last: 'LNBULYWOYC', dob: '19620101' },
+      pcn: 'SPEC',
+      ndc: '00002143390',
+      lane: 'pos',
+      segment: 'retail',
+      gapMs: 19,
+    },
+  ],
+  duplicateFirst: true,
+  storm: true,
+  restartAfter: 9,
+  resubmitLetters: false,
+};
+
+/**
+ * Paid twice, found by the property (FC_SEED=2569528299, shrunk; a router bug): claim
+ * 1004 is answered 408 then 21 on the primary under its key K; the crosswalk repairs it
+ * (NDC 00002143380 -> 00002143381, key K.r1) and the breaker sends it to the secondary, where
+ * K.r1 is paid and the answer lost (needs-reconciliation, pinned to the secondary). The dead
+ * letter holds the claim as submitted, not as repaired: resubmitted, it goes to the pin under
+ * K and the original NDC, a key the secondary never saw, and is paid again. The pin records
+ * the node only, so a restart or a takeover of such a claim would resend it the same way.
+ * Fixed: a repaired claim stays on the node that rejected its key (claim-run.ts).
+ */
+const REPAIRED_THEN_RESUBMITTED: Scenario = {
+  seed: 2147483627,
+  faults: [
+    ['commit-then-hang', 3],
+    ['host-92', 3],
+    ['reject-21', 5],
+    ['ok', 3],
+    ['408', 8],
+  ],
+  okWeight: 5,
+  secondary: true,
+  sharedIdempotency: false,
+  claims: [
+    {
+      phi: { cardholder: 'ZQ000000000', first: 'FNAAAAAA', last: 'LNAAAAAA', dob: '19700101' },
+      pcn: 'ADV',
+      ndc: '00002143380',
+      lane: 'pos',
+      segment: 'specialty',
+      gapMs: 0,
+    },
+    {
+      phi: { cardholder: 'ZQ000000000', first: 'FNAAAAAA', last: 'LNAAAAAA', dob: '19700101' },
+      pcn: 'ADV',
+      ndc: '00002143380',
+      lane: 'pos',
+      segment: 'specialty',
+      gapMs: 0,
+    },
+    {
+      phi: { cardholder: 'ZQ000000000', first: 'FNAAAAAA', last: 'LNAAAAAA', dob: '19700101' },
+      pcn: 'ADV',
+      ndc: '00002143380',
+      lane: 'pos',
+      segment: 'retail',
+      gapMs: 40,
+    },
+    {
+      phi: { cardholder: 'ZQ000000000', first: 'FNAAAAAA', last: 'LNAAAAAA', dob: '19700101' },
+      pcn: 'ADV',
+      ndc: '00002143380',
+      lane: 'pos',
+      segment: 'specialty',
+      gapMs: 194,
+    },
+    {
+      phi: { cardholder: 'ZQ000000000', first: 'FNAAAAAA', last: 'LNAAAAAA', dob: '19700101' },
+      pcn: 'ADV',
+      ndc: '00002143380',
+      lane: 'pos',
+      segment: 'specialty',
+      gapMs: 38,
+    },
+  ],
+  duplicateFirst: true,
+  storm: false,
+  restartAfter: undefined,
+  resubmitLetters: true,
+};
+
 describe('router properties (virtual clock, random vendor faults)', () => {
   it('one outcome per claim, never paid twice (by claim content) across retries, failover, restarts and resubmitted dead letters; no PHI; pos deadlines kept', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenarioArb, async (s) => {
-        const clock = new VirtualClock(0);
-        const random = seededRandom(s.seed);
-        const vendor = fakeVendor({
-          clock,
-          random: seededRandom(s.seed ^ 0x5bd1e995),
-          faults: s.storm
-            ? [
-                ['ok', 1],
-                ['commit-then-reset', 4],
-                ['reset-before', 6],
-                ['502', 2],
-                ['commit-then-504', 3],
-              ]
-            : [['ok', s.okWeight], ...s.faults],
-          sharedIdempotency: s.sharedIdempotency,
-        });
-        const logs: string[] = [];
-        const events: string[] = [];
-        const audit = new MemoryAuditLog();
-        const capture = (level: string) => (obj: object, msg?: string) =>
-          logs.push(`${level} ${JSON.stringify(obj)} ${msg ?? ''}`);
-        const journal = new MemoryJournal();
-        const build = async (w: World) => {
-          const deadLetters = new MemoryDeadLetterQueue();
-          const router = createRouter({
-            nodes: [
-              { name: 'primary', url: 'http://primary.test' },
-              ...(s.secondary ? [{ name: 'secondary', url: 'http://secondary.test' }] : []),
-            ],
-            sharedIdempotency: s.sharedIdempotency,
-            idempotencySecret: SECRET,
-            transport: functionTransport((n, req, signal) =>
-              w.crashed ? NEVER : w.guard(vendor.handle(n, req, signal)),
-            ),
-            ledger: await JournalLedger.open(journalOf(journal, w), { clock }),
-            deadLetters,
-            limiter: createLimiter({ account: { ratePerSecond: 10, burst: 20 }, clock }),
-            crosswalk: crosswalkSnapshot('cw-1', { '00002143380': { gpi: '2725', ndc: '00002143381' } }),
-            audit,
-            clock,
-            random,
-            logger: {
-              debug: capture('debug'),
-              info: capture('info'),
-              warn: capture('warn'),
-              error: capture('error'),
-            },
-            onEvent: (e) => events.push(JSON.stringify(e)),
-          });
-          return { router, deadLetters, world: w };
-        };
-        let gen = await build(new World());
-        const submitted: Array<{ lane: Lane; segment: string; promise: Promise<Outcome> }> = [];
-        const raws = s.claims.map((c, i) =>
-          rawClaim({
-            '402-D2': String(1000 + i),
-            '104-A4': c.pcn,
-            '407-D7': c.ndc,
-            '302-C2': c.phi.cardholder,
-            '310-CA': c.phi.first,
-            '311-CB': c.phi.last,
-            '304-C4': c.phi.dob,
-          }),
-        );
-        const submit = (i: number) => {
-          const c = s.claims[i]!;
-          submitted.push({
-            lane: c.lane,
-            segment: c.segment,
-            promise: gen.router.submit(raws[i], { lane: c.lane, segment: c.segment }),
-          });
-        };
-        let live = 0; // submissions before this index belong to a dead process
-        for (const [i, c] of s.claims.entries()) {
-          if (s.restartAfter === i) {
-            // kill -9: the old process sends and hears nothing more; the new one replays the
-            // journal, and the pharmacy system sends every claim it has no answer for again.
-            gen.world.crashed = true;
-            gen = await build(new World());
-            live = submitted.length;
-            for (let k = 0; k < i; k++) submit(k);
-          }
-          await clock.advance(c.gapMs);
-          submit(i);
-          if (i === 0 && s.duplicateFirst) submit(0);
-        }
-        const settle = async (from: number) => {
-          const settled: Array<Outcome | undefined> = [];
-          for (const [i, x] of submitted.slice(from).entries())
-            void x.promise.then((o) => {
-              assert.equal(settled[i], undefined, 'settled twice');
-              settled[i] = o;
-            });
-          await clock.runAll();
-          await Promise.all(submitted.slice(from).map((x) => x.promise));
-          return settled;
-        };
-        const settled = await settle(live);
+    await fc.assert(fc.asyncProperty(scenarioArb, scenario), { numRuns: Number(process.env.RX_RUNS ?? 250) });
+  });
 
-        // (1) exactly one outcome per submission of the living process.
-        for (const o of settled) assert.ok(o !== undefined && KINDS.has(o.kind), o?.kind);
-        // (3) a pos submission, joiners included, never settles later than its deadline plus one tick.
-        for (const [i, x] of submitted.slice(live).entries()) {
-          if (x.lane !== 'pos') continue;
-          const o = settled[i]!;
-          if (o.elapsedMs > BUDGET[x.segment]! + 1)
-            assert.fail(`pos claim took ${o.elapsedMs} ms, budget ${BUDGET[x.segment]}`);
-        }
-        // Dead letters and claims left for reconciliation, submitted again by the batch lane.
-        if (s.resubmitLetters) {
-          const letters = gen.deadLetters.take();
-          const from = submitted.length;
-          for (const letter of letters)
-            submitted.push({
-              lane: 'batch',
-              segment: 'retail',
-              promise: gen.router.resubmit(letter, { lane: 'batch' }),
-            });
-          const again = await settle(from);
-          for (const o of again) assert.ok(o !== undefined && KINDS.has(o.kind), o?.kind);
-        }
-        // (2) the vendor never paid a claim twice, counted by claim content on every node.
-        for (const [identity, n] of vendor.payments) assert.equal(n, 1, `claim ${identity} paid ${n} times`);
-        // (4) no PHI value in any log line, event, audit record or outcome (plain search).
-        const haystacks = [
-          ...logs,
-          ...events,
-          ...audit.records.map((r) => JSON.stringify(r)),
-          ...settled.map((o) => JSON.stringify(o)),
-        ];
-        for (const c of s.claims) {
-          for (const value of [c.phi.cardholder, c.phi.first, c.phi.last, c.phi.dob]) {
-            for (const h of haystacks) assert.ok(!h.includes(value), `PHI found: ${h.slice(0, 200)}`);
-          }
-        }
-        await gen.router.close();
-      }),
-      { numRuns: Number(process.env.RX_RUNS ?? 250) },
-    );
+  it('a date of birth in the digits of a timestamp is no PHI leak (the one-off failure, replayed)', async () => {
+    await scenario(DIGITS_IN_A_TIMESTAMP);
+  });
+
+  it('a claim repaired, its answer lost, then resubmitted from its dead letter is not paid again', async () => {
+    await scenario(REPAIRED_THEN_RESUBMITTED);
   });
 
   it('error messages for bad claims never carry the values', () => {

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { containsPhi } from '../test-support/phi-scan.js';
 
 export type Fault =
   | { readonly kind: 'ok' }
@@ -574,7 +575,7 @@ export class Capture {
   findPhi(values: Iterable<string>): string[] {
     const hits: string[] = [];
     for (const v of values)
-      for (const t of this.texts) if (t.includes(v)) hits.push(`${v} in ${t.slice(0, 300)}`);
+      for (const t of this.texts) if (containsPhi(t, v)) hits.push(`${v} in ${t.slice(0, 300)}`);
     return hits;
   }
 }
