@@ -20,6 +20,11 @@ const channels = Object.fromEntries(
   Object.entries(ROUTER_CHANNELS).map(([type, name]) => [type, diagnostics_channel.channel(name)]),
 ) as Record<RouterEvent['type'], diagnostics_channel.Channel>;
 
+/** Whether anyone listens on the channel of events of `type`. */
+export function hasSubscribers(type: RouterEvent['type']): boolean {
+  return channels[type].hasSubscribers;
+}
+
 /** Publishes `e` on its channel, when anyone listens. */
 export function publish(e: RouterEvent): void {
   const c = channels[e.type];

@@ -1,7 +1,7 @@
 import type { Verdict } from '@rxgate/classifier';
 import type { AuditRecord } from './audit.js';
 import { AuditKeeper } from './audit-keeper.js';
-import { publish } from './channels.js';
+import { hasSubscribers, publish } from './channels.js';
 import { decimalFixed } from './claim.js';
 import type { Lane } from './decide.js';
 import type { Resolved } from './options.js';
@@ -103,6 +103,11 @@ export class Recorder {
     });
   }
 
+  /** Whether an event of `type` reaches anyone: the per-claim events are built only then. */
+  #heard(type: RouterEvent['type']): boolean {
+    return this.#o.onEvent !== undefined || this.otel !== undefined || hasSubscribers(type);
+  }
+
   /** One event, to every listener: `onEvent`, the diagnostics channels, OpenTelemetry. */
   emit(e: RouterEvent): void {
     this.#o.onEvent?.(e);
@@ -124,12 +129,13 @@ export class Recorder {
   /** A decision of the router about one claim (`wait:throttled`, `failover:transient`, …). */
   decision(s: Subject, path: string[], decision: string, extra?: Partial<Mutable<AuditRecord>>): void {
     path.push(decision);
-    this.emit({
-      type: 'decision',
-      correlationId: s.correlationId,
-      decision,
-      ...(extra?.waitMs === undefined ? {} : { waitMs: extra.waitMs }),
-    });
+    if (this.#heard('decision'))
+      this.emit({
+        type: 'decision',
+        correlationId: s.correlationId,
+        decision,
+        ...(extra?.waitMs === undefined ? {} : { waitMs: extra.waitMs }),
+      });
     if (decision.startsWith('wait:') && extra?.waitMs !== undefined)
       this.#waits[s.lane].observe(extra.waitMs);
     const record: Mutable<AuditRecord> = {
@@ -157,15 +163,16 @@ export class Recorder {
     }
     if (verdict.kind === 'throttled') nm.throttled.inc();
     if (verdict.kind === 'transient' || verdict.kind === 'ambiguous') nm.backoffs.inc();
-    this.emit({
-      type: 'attempt',
-      correlationId: s.correlationId,
-      node,
-      attempt,
-      verdict: verdict.kind,
-      latencyMs,
-      ...(verdict.status === undefined ? {} : { status: verdict.status }),
-    });
+    if (this.#heard('attempt'))
+      this.emit({
+        type: 'attempt',
+        correlationId: s.correlationId,
+        node,
+        attempt,
+        verdict: verdict.kind,
+        latencyMs,
+        ...(verdict.status === undefined ? {} : { status: verdict.status }),
+      });
     const record: Mutable<AuditRecord> = {
       at,
       correlationId: s.correlationId,
@@ -188,15 +195,16 @@ export class Recorder {
       this.metrics.counter('rxgate_outcomes_total', labels(undefined, lane, outcome.kind)),
     ).inc();
     this.#claimLatency[lane].observe(outcome.elapsedMs);
-    this.emit({
-      type: 'outcome',
-      correlationId: outcome.correlationId,
-      kind: outcome.kind,
-      lane,
-      attempts: outcome.attempts,
-      elapsedMs: outcome.elapsedMs,
-      path: outcome.path,
-    });
+    if (this.#heard('outcome'))
+      this.emit({
+        type: 'outcome',
+        correlationId: outcome.correlationId,
+        kind: outcome.kind,
+        lane,
+        attempts: outcome.attempts,
+        elapsedMs: outcome.elapsedMs,
+        path: outcome.path,
+      });
     const record: Mutable<AuditRecord> = {
       at: this.#o.clock.now(),
       correlationId: outcome.correlationId,
