@@ -8,6 +8,14 @@
 // their lines) and merges the answers into that run's result. Sound while the source is as it
 // was and tests were only added: a mutant killed before is killed still. Run it to check new
 // tests in minutes; the README quotes the full run's result and says when a recheck followed.
+// Without a full run's result (reports/ is not checked in) it rechecks the lines of the checked-in
+// mutation-survivors.txt instead; sound only while the source is as it was when the list was
+// written.
+//
+// --only <file>[,<file>…] (source paths inside the package): mutates those files alone and puts
+// their answers into the last run's result in place of theirs (every mutant of those files run
+// anew), so a package can be measured file by file; the score line says which files the result
+// holds when it is not every file of the package's `mutate`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +23,9 @@ import { join } from 'node:path';
 const GOALS = { classifier: 90, breaker: 90, router: 90, ratelimit: 80 };
 const args = process.argv.slice(2);
 const recheck = args.includes('--recheck');
-const asked = args.filter((a) => !a.startsWith('--'));
+const onlyAt = args.indexOf('--only');
+const only = onlyAt < 0 ? undefined : (args[onlyAt + 1] ?? '').split(',').filter(Boolean);
+const asked = args.filter((a, i) => !a.startsWith('--') && !(onlyAt >= 0 && i === onlyAt + 1));
 const packages = asked.length > 0 ? asked : Object.keys(GOALS);
 const lines = [];
 let short = false;
@@ -36,17 +46,30 @@ for (const name of packages) {
   const env = { ...process.env, FC_SEED: process.env.FC_SEED ?? '20261130' };
   let previous;
   const stryker = ['stryker', 'run'];
-  if (recheck) {
-    if (!existsSync(fullPath)) {
-      lines.push(`${name}: no full run to recheck (run without --recheck first)`);
+  const listPath = join(dir, 'mutation-survivors.txt');
+  let fromList = false;
+  if (only) {
+    stryker.push('--mutate', only.join(','));
+    if (existsSync(fullPath)) previous = JSON.parse(readFileSync(fullPath, 'utf8'));
+  } else if (recheck) {
+    const ranges = new Set();
+    if (existsSync(fullPath)) {
+      previous = JSON.parse(readFileSync(fullPath, 'utf8'));
+      for (const [path, file] of Object.entries(previous.files))
+        for (const m of file.mutants)
+          if (alive(m)) ranges.add(`${path}:${m.location.start.line}-${m.location.end.line}`);
+    } else if (existsSync(listPath)) {
+      // "src/x.ts:12:4 Mutator → replacement # reason": the line of each listed survivor.
+      fromList = true;
+      for (const line of readFileSync(listPath, 'utf8').split('\n')) {
+        const at = /^(\S+?):(\d+):\d+ /.exec(line);
+        if (at) ranges.add(`${at[1]}:${at[2]}-${at[2]}`);
+      }
+    } else {
+      lines.push(`${name}: nothing to recheck (no full run, no survivors list)`);
       short = true;
       continue;
     }
-    previous = JSON.parse(readFileSync(fullPath, 'utf8'));
-    const ranges = new Set();
-    for (const [path, file] of Object.entries(previous.files))
-      for (const m of file.mutants)
-        if (alive(m)) ranges.add(`${path}:${m.location.start.line}-${m.location.end.line}`);
     if (ranges.size === 0) {
       lines.push(`${name}: nothing alive to recheck`);
       continue;
@@ -62,7 +85,10 @@ for (const name of packages) {
     continue;
   }
   let report = JSON.parse(readFileSync(reportPath, 'utf8'));
-  if (previous) {
+  if (only && previous) {
+    for (const [path, file] of Object.entries(report.files)) previous.files[path] = file;
+    report = previous;
+  } else if (previous && recheck) {
     // The recheck's answer for each mutant it ran, by file, place, mutator and replacement.
     const now = new Map();
     for (const [path, file] of Object.entries(report.files))
@@ -81,14 +107,22 @@ for (const name of packages) {
       if (alive(m)) survivors.push(key(path, m));
     }
   // The checked-in list: each survivor has a test, or a one-line reason after " # " (kept across runs).
-  const listPath = join(dir, 'mutation-survivors.txt');
   const reasons = new Map();
+  // Lines of files this result does not hold (a file measured by --only not yet) stay as they were.
+  const kept = [];
   if (existsSync(listPath))
     for (const line of readFileSync(listPath, 'utf8').split('\n')) {
       const i = line.indexOf(' # ');
       if (i > 0) reasons.set(line.slice(0, i), line.slice(i + 3));
+      const file = line.split(':')[0];
+      if (line !== '' && !fromList && !(file in report.files)) kept.push(line);
     }
-  const listed = survivors.map((s) => (reasons.has(s) ? `${s} # ${reasons.get(s)}` : s));
+  const listed = [...survivors.map((s) => (reasons.has(s) ? `${s} # ${reasons.get(s)}` : s)), ...kept];
+  listed.sort((a, b) => {
+    const [fa, la, ca] = a.split(/[: ]/);
+    const [fb, lb, cb] = b.split(/[: ]/);
+    return fa.localeCompare(fb) || Number(la) - Number(lb) || Number(ca) - Number(cb);
+  });
   writeFileSync(listPath, `${listed.join('\n')}\n`);
   const explained = survivors.filter((s) => reasons.has(s)).length;
 
@@ -96,9 +130,18 @@ for (const name of packages) {
   const valid = killed + (count.Survived ?? 0) + (count.NoCoverage ?? 0);
   const score = valid === 0 ? 0 : (killed / valid) * 100;
   const goal = GOALS[name] ?? 80;
+  const files = Object.keys(report.files).sort();
+  const what = only ? `--only, result over ${files.join(', ')}` : recheck ? 'recheck' : 'full run';
   if (score < goal) short = true;
+  if (fromList) {
+    // Only the listed lines ran: no package score, just what is alive on them now.
+    lines.push(
+      `${name}: recheck of the listed survivors' lines: ${survivors.length} alive of ${valid} mutants on them (${explained} with a reason); no package score without a full run; ${minutes} min`,
+    );
+    continue;
+  }
   lines.push(
-    `${name}: ${score.toFixed(1)} % killed (${killed} of ${valid}; survived ${count.Survived ?? 0}, no coverage ${count.NoCoverage ?? 0}, ${explained} of them with a reason; goal ${goal} %; ${recheck ? 'recheck' : 'full run'} ${minutes} min)`,
+    `${name}: ${score.toFixed(1)} % killed (${killed} of ${valid}; survived ${count.Survived ?? 0}, no coverage ${count.NoCoverage ?? 0}, ${explained} of them with a reason; goal ${goal} %; ${what} ${minutes} min)`,
   );
 }
 process.stdout.write(`\nmutation scores\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
