@@ -235,9 +235,12 @@ class TimeWindowPolicy implements FailurePolicy {
     let calls = 0;
     let failures = 0;
     let slow = 0;
-    const horizon = start - this.#bucketMs * (this.#buckets.length - 1);
+    // Bucket starts are multiples of a slice that need not be a whole number (671 ms in 5):
+    // compared half a slice apart, a start computed as slot * slice is never lost to rounding.
+    const half = this.#bucketMs / 2;
+    const horizon = start - this.#bucketMs * (this.#buckets.length - 1) - half;
     for (const x of this.#buckets) {
-      if (x[0] < horizon || x[0] > start) continue;
+      if (x[0] < horizon || x[0] > start + half) continue;
       calls += x[1];
       failures += x[2];
       slow += x[3];
