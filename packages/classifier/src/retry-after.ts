@@ -17,8 +17,10 @@ const MAX_MS = 7 * 24 * 3600 * 1000;
  */
 export function parseRetryAfter(value: unknown, options: RetryAfterOptions): number | undefined {
   if (typeof value !== 'string' || value.length === 0 || value.length > 64) return undefined;
-  const c = value.charCodeAt(0);
-  if ((c >= 48 && c <= 57) || c === 32) {
+  // Blanks may lead either form (a field value's optional whitespace): the first other
+  // character tells a delay from a date.
+  const c = value.charCodeAt(value.length - value.trimStart().length);
+  if (c >= 48 && c <= 57) {
     const seconds = DELAY.exec(value);
     if (seconds === null) return undefined;
     const ms = Number(seconds[1]) * 1000;
