@@ -73,6 +73,7 @@ function build(
       const code = normalizeRejectCode(raw);
       if (code === undefined) return undefined;
       let info = cache.get(code);
+      // Stryker disable next-line ConditionalExpression: the cache saves building an equal answer again.
       if (info === undefined) {
         const e = map.get(code);
         const description = descriptions.get(code);
@@ -82,6 +83,7 @@ function build(
           label: e?.label ?? 'Unknown reject code',
           ...(description === undefined ? {} : { description }),
         };
+        // Stryker disable next-line all: the cache's bound only limits memory; every answer is the same.
         if (cache.size < 4096) cache.set(code, info);
       }
       return info;
