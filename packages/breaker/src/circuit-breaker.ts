@@ -288,6 +288,7 @@ export class CircuitBreaker {
   /** Closes the breaker, forgetting failures, trips and isolations (earlier holds release nothing). */
   reset(): void {
     this.#isolations = 0;
+    // Stryker disable next-line UpdateOperator: any change of the epoch (up or down) voids the holds of before.
     this.#isolationEpoch++;
     this.#toClosed('reset');
   }
@@ -338,6 +339,7 @@ export class CircuitBreaker {
 
   #reject(retryAfterMs: number): Rejection {
     const r: Rejection = { kind: 'rejected', state: this.#state, retryAfterMs };
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: emitting to no listener does nothing; the guard saves building the event.
     if (this.#listeners.length > 0) this.#emit({ type: 'rejected', state: r.state, retryAfterMs });
     return r;
   }
@@ -366,6 +368,7 @@ export class CircuitBreaker {
   #transition(to: BreakerState, reason: TransitionReason): void {
     const from = this.#state;
     this.#state = to;
+    // Stryker disable next-line UpdateOperator: any change of the generation (up or down) voids the permits of the state before.
     this.#generation++;
     this.#probesInFlight = 0;
     this.#probeSuccesses = 0;
