@@ -44,6 +44,7 @@ describe('transport errors', () => {
     });
     assert.deepEqual(a.verdictOf({ ok: false, error: err(42) }), classify({ error: err(42), phase: 'sent' }));
     assert.equal(a.retry({ ok: false, error: 'a string' }).retry, false);
+    assert.deepEqual(a.retry({ ok: false, error: null }), { retry: false, reason: 'no-answer-after-send' });
   });
 
   it('aborts and timeouts are ours: no verdict, ignored by the breaker, never retried', () => {
@@ -69,6 +70,7 @@ describe('results', () => {
     assert.equal(a.breaker.classifyResult({ status: '503' }), 'success');
     assert.equal(a.quotaOf({ status: '429', headers: { 'retry-after': '1' } }), undefined);
     assert.deepEqual(a.retry({ ok: true, value: null }), { retry: false });
+    assert.deepEqual(a.retry({ ok: true, value: { status: '503' } }), { retry: false });
     assert.equal(a.verdictOf({ ok: true, value: 503 }), undefined);
   });
 
