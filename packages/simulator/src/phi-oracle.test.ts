@@ -71,4 +71,23 @@ describe('PhiOracle (plain substring search, independent of the scanner)', () =>
       { numRuns: 200 },
     );
   });
+
+  it('finds any of many values sharing first characters, standing alone in a text (property)', () => {
+    // Values of every length from one alphabet: the search tries each length where a value may start.
+    const value = fc.string({ unit: fc.constantFrom('Z', 'X', '1', '9', 'é'), minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(fc.uniqueArray(value, { minLength: 1, maxLength: 40 }), fc.nat(), (values, pick) => {
+        const v = values[pick % values.length]!;
+        const text = `{"note":"${v}"}`;
+        const oracle = new PhiOracle();
+        oracle.add(values);
+        oracle.offer('log', text);
+        oracle.offer('log', '{"note":"-"}');
+        oracle.check();
+        // indexOf finds `v` between quotes in the first text, and no value in the second.
+        assert.equal(oracle.found.length, 1);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

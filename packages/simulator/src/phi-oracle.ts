@@ -10,7 +10,6 @@
  */
 export class PhiOracle {
   readonly #values = new Set<string>();
-  readonly #lengths = new Set<number>();
   readonly #perKind: number;
   readonly #maxValues: number;
   #offeredValues = 0;
@@ -36,7 +35,6 @@ export class PhiOracle {
       if (v === '') continue;
       if (v.length > 8 && this.#values.size >= this.#maxValues && this.#offeredValues++ % 16 !== 0) continue;
       this.#values.add(v);
-      this.#lengths.add(v.length);
     }
   }
 
@@ -60,19 +58,35 @@ export class PhiOracle {
    */
   check(): void {
     this.valuesChecked = this.#values.size;
-    const lengths = [...this.#lengths].sort((a, b) => a - b);
+    // The lengths to try where a text's character is the first of some value (ascending), by
+    // that character: elsewhere no value can start, and nothing is sliced.
+    const sets = new Map<number, Set<number>>();
+    for (const v of this.#values) {
+      const first = v.charCodeAt(0);
+      const set = sets.get(first);
+      if (set === undefined) sets.set(first, new Set([v.length]));
+      else set.add(v.length);
+    }
+    const byFirst = new Map<number, number[]>();
+    for (const [c, set] of sets)
+      byFirst.set(
+        c,
+        [...set].sort((a, b) => a - b),
+      );
     for (const [kind, texts] of this.#samples) {
       for (const text of texts) {
         this.searched++;
-        const at = this.#firstFind(text, lengths);
+        const at = this.#firstFind(text, byFirst);
         if (at >= 0 && this.found.length < 20)
           this.found.push({ where: kind, sample: `${text.slice(Math.max(0, at - 30), at)}«PHI»` });
       }
     }
   }
 
-  #firstFind(text: string, lengths: readonly number[]): number {
+  #firstFind(text: string, byFirst: ReadonlyMap<number, readonly number[]>): number {
     for (let at = 0; at < text.length; at++) {
+      const lengths = byFirst.get(text.charCodeAt(at));
+      if (lengths === undefined) continue;
       for (const n of lengths) {
         if (at + n > text.length) break;
         if (this.#values.has(text.slice(at, at + n)) && !glued(text, at, n)) return at;

@@ -1,32 +1,36 @@
+import { StringSet } from './string-set.js';
+
 /**
  * Finds PHI values in text by token: each run of letters and digits is looked up in the set of
  * PHI values generated for the run. Linear in the text, whatever the number of claims.
  */
 export class PhiScanner {
-  readonly #values = new Set<string>();
+  // Every PHI token of the run; a run of the text is looked up where it lies, never sliced.
+  readonly #values = new StringSet();
   // Lengths of the PHI tokens: a run of letters and digits of any other length is skipped unread.
   readonly #lengths: boolean[] = [];
   // The first four characters of every PHI token, as a bit set over 62^4 codes: a run whose
   // start no PHI token has is never sliced or looked up (nearly every run, in practice).
   readonly #prefixes = new Uint8Array(Math.ceil(62 ** 4 / 8));
-  readonly #recent = new Set<string>();
   readonly found: Array<{ where: string; sample: string }> = [];
   scanned = 0;
 
+  /** Adds each value's runs of letters and digits (a value of one run whole, as given). */
   add(values: readonly string[]): void {
     for (const v of values) {
-      if (ALNUM.test(v)) this.#token(v);
-      else for (const token of v.split(/[^A-Za-z0-9]+/)) this.#token(token);
+      let start = -1;
+      for (let i = 0; i <= v.length; i++) {
+        if (i < v.length && isAlnum(v.charCodeAt(i))) {
+          if (start < 0) start = i;
+        } else if (start >= 0) {
+          if (i - start >= 4) this.#token(start === 0 && i === v.length ? v : v.slice(start, i));
+          start = -1;
+        }
+      }
     }
   }
 
   #token(token: string): void {
-    if (token.length < 4) return;
-    // Names and dates of birth come back again and again: a small set answers them without
-    // touching the large one (a cache miss each, with half a million cardholders in it).
-    if (this.#recent.has(token)) return;
-    if (this.#recent.size >= RECENT) this.#recent.clear();
-    this.#recent.add(token);
     this.#values.add(token);
     this.#lengths[token.length] = true;
     const p = prefixCode(token, 0);
@@ -61,7 +65,7 @@ export class PhiScanner {
     let candidate = false;
     for (let i = 0; i <= text.length; i++) {
       const c = i < text.length ? text.charCodeAt(i) : 0;
-      if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) {
+      if (isAlnum(c)) {
         if (start < 0) {
           start = i;
           candidate = false;
@@ -71,7 +75,7 @@ export class PhiScanner {
         }
       } else if (start >= 0) {
         const n = i - start;
-        if (candidate && lengths[n] === true && this.#values.has(text.slice(start, i))) {
+        if (candidate && lengths[n] === true && this.#values.hasRange(text, start, i)) {
           if (this.found.length < 20)
             this.found.push({ where, sample: text.slice(Math.max(0, start - 30), start).concat('«PHI»') });
           return true;
@@ -89,8 +93,10 @@ export class PhiScanner {
   }
 }
 
-const ALNUM = /^[A-Za-z0-9]*$/;
-const RECENT = 32_768;
+/** An ASCII letter or digit. */
+function isAlnum(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
 
 /** The four letters or digits at `at` as a number below 62^4. */
 function prefixCode(text: string, at: number): number {

@@ -93,8 +93,12 @@ export class VendorModel {
   #tokenSeq = 0;
   /** Payments by claim content (BIN|PCN|NPI|Rx|fill|date of service), on every node. */
   readonly payments = new Map<string, number>();
-  /** Payments standing by content: paid, less reversed. */
-  readonly #standing = new Map<string, number>();
+  /**
+   * Reversals accepted by content: a payment stands while paid exceeds reversed. Kept apart
+   * from `payments` (rare, so small) rather than a second map of every paid claim: a day's
+   * 500,000-entry map cost a cache miss or more each time it was touched.
+   */
+  readonly #reversed = new Map<string, number>();
   /** Identities with two payments standing at once (a rebill after a reversal is one). */
   readonly paidTwice = new Set<string>();
   /** Reversals accepted. */
@@ -198,7 +202,8 @@ export class VendorModel {
       );
     }
     if (v.tokenTtlSeconds !== undefined) {
-      const token = req.headers.authorization?.replace(/^Bearer /, '') ?? '';
+      const authorization = req.headers.authorization ?? '';
+      const token = authorization.startsWith('Bearer ') ? authorization.slice(7) : authorization;
       const expiresAt = this.#tokens.get(token);
       const revoked = this.#revokedBefore(node, t);
       const issuedAt = expiresAt === undefined ? 0 : expiresAt - v.tokenTtlSeconds * 1000 - this.#start;
@@ -270,19 +275,18 @@ export class VendorModel {
     let answer: string;
     if (claim['103-A3'] === 'B2') {
       // A reversal undoes a payment by content; of a claim not paid: 87, reversal not processed.
-      const standing = this.#standing.get(identity) ?? 0;
-      if (standing > 0) {
-        this.#standing.set(identity, standing - 1);
+      const reversed = this.#reversed.get(identity) ?? 0;
+      if ((this.payments.get(identity) ?? 0) > reversed) {
+        this.#reversed.set(identity, reversed + 1);
         this.reversals++;
         answer = REVERSED;
       } else answer = NOT_REVERSED;
     } else {
       answer = this.#adjudicate(claim, productId);
       if (answer.includes('"112-AN":"P"')) {
-        this.payments.set(identity, (this.payments.get(identity) ?? 0) + 1);
-        const standing = (this.#standing.get(identity) ?? 0) + 1;
-        this.#standing.set(identity, standing);
-        if (standing > 1) this.paidTwice.add(identity);
+        const paid = (this.payments.get(identity) ?? 0) + 1;
+        this.payments.set(identity, paid);
+        if (paid - (this.#reversed.get(identity) ?? 0) > 1) this.paidTwice.add(identity);
       }
     }
     store.set(key, answer);
