@@ -41,24 +41,55 @@ export interface LevelAdjustment {
  * theoretical arrival time (TAT), so one take is a constant-time update of a few numbers,
  * which a shared store performs as one atomic script in one round trip.
  *
- * The memory store answers synchronously; a shared store (Redis) implements the same
- * operations in one script each and keeps time by its own clock.
+ * Every operation answers with a promise, so a shared store (Redis) and the memory one are
+ * driven by the same scheduler. `now` is the caller's clock: a shared store may keep time by
+ * its own clock instead, so only differences to `now` carry meaning (a wait, a pause's end
+ * `pauseUntil - now`); absolute times it hands back (`pausedUntil`) are on the caller's clock.
+ * Operations one caller issues take effect in the order issued.
  */
 export interface RateStore {
   /**
    * If every level can grant `cost` at `now` (pauses included), spend it on all of them and
-   * return 0; otherwise spend nothing and return the milliseconds until all could grant it.
+   * resolve 0; otherwise spend nothing and resolve the milliseconds until all could grant it.
    */
-  take(levels: readonly LevelSpec[], cost: number, now: number): number;
+  take(levels: readonly LevelSpec[], cost: number, now: number): Promise<number>;
   /** Milliseconds until every level could grant `cost`, spending nothing (0 when it could now). */
-  peek(levels: readonly LevelSpec[], cost: number, now: number): number;
+  peek(levels: readonly LevelSpec[], cost: number, now: number): Promise<number>;
   /** Applies an adaptation to one level. */
-  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): void;
+  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): Promise<void>;
   /** The level's state now. */
+  snapshot(level: LevelSpec, now: number): Promise<LevelSnapshot>;
+  /**
+   * Drops levels that are full, unpaused and at their configured rate (equal to fresh ones);
+   * resolves how many (a store that expires state on its own, as Redis does by TTL, resolves 0).
+   */
+  evictIdle(now: number): Promise<number>;
+}
+
+/**
+ * The same operations answering at once: what the memory store offers the scheduler and the
+ * adaptation, so an in-process limiter pays no promise on its hot path. Not exported from the
+ * package: a store of one's own implements {@link RateStore}.
+ */
+export interface SyncRateStore {
+  take(levels: readonly LevelSpec[], cost: number, now: number): number;
+  peek(levels: readonly LevelSpec[], cost: number, now: number): number;
+  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): void;
   snapshot(level: LevelSpec, now: number): LevelSnapshot;
-  /** Drops levels that are full, unpaused and at their configured rate (equal to fresh ones); returns how many. */
   evictIdle(now: number): number;
 }
+
+/** What adaptation does to a level, answered at once: read it, adjust it. */
+export type LevelOps = Pick<SyncRateStore, 'snapshot' | 'adjust'>;
+
+const syncStores = new WeakMap<RateStore, SyncRateStore>();
+
+/** The synchronous face of a store that has one (the memory store), else undefined. */
+export function syncOf(store: RateStore): SyncRateStore | undefined {
+  return syncStores.get(store);
+}
+
+const RESOLVED = Promise.resolve();
 
 // A wait shorter than this is float noise from non-integral intervals, not a real wait.
 const EPSILON_MS = 1e-6;
@@ -79,7 +110,10 @@ interface LevelState {
 
 type Slotted = Record<symbol, LevelState | undefined>;
 
-/** The embedded default store: state in a `Map`, every operation synchronous. */
+/**
+ * The embedded default store: state in a `Map`. Every operation is done when the call
+ * returns (the promise is already settled), and the scheduler calls it without a promise.
+ */
 export class MemoryStore implements RateStore {
   readonly #levels = new Map<string, LevelState>();
   // Each level's state is also cached on its spec object under a symbol private to this store,
@@ -91,7 +125,38 @@ export class MemoryStore implements RateStore {
     return this.#levels.size;
   }
 
-  take(levels: readonly LevelSpec[], cost: number, now: number): number {
+  constructor() {
+    syncStores.set(this, {
+      take: (levels, cost, now) => this.#take(levels, cost, now),
+      peek: (levels, cost, now) => this.#peek(levels, cost, now),
+      adjust: (level, adjustment, now) => this.#adjust(level, adjustment, now),
+      snapshot: (level, now) => this.#snapshot(level, now),
+      evictIdle: (now) => this.#evictIdle(now),
+    });
+  }
+
+  take(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
+    return Promise.resolve(this.#take(levels, cost, now));
+  }
+
+  peek(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
+    return Promise.resolve(this.#peek(levels, cost, now));
+  }
+
+  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): Promise<void> {
+    this.#adjust(level, adjustment, now);
+    return RESOLVED;
+  }
+
+  snapshot(level: LevelSpec, now: number): Promise<LevelSnapshot> {
+    return Promise.resolve(this.#snapshot(level, now));
+  }
+
+  evictIdle(now: number): Promise<number> {
+    return Promise.resolve(this.#evictIdle(now));
+  }
+
+  #take(levels: readonly LevelSpec[], cost: number, now: number): number {
     if (levels.length === 1) {
       // The common single-level path, without the second loop.
       const spec = levels[0]!;
@@ -115,7 +180,7 @@ export class MemoryStore implements RateStore {
     return 0;
   }
 
-  peek(levels: readonly LevelSpec[], cost: number, now: number): number {
+  #peek(levels: readonly LevelSpec[], cost: number, now: number): number {
     let wait = 0;
     for (const spec of levels) {
       const s = this.#levels.get(spec.id);
@@ -125,7 +190,7 @@ export class MemoryStore implements RateStore {
     return wait;
   }
 
-  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): void {
+  #adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): void {
     const s = this.#state(level, now);
     if (adjustment.ratePerSecond !== undefined && adjustment.ratePerSecond !== s.ratePerSecond) {
       const debtTokens = Math.max(0, s.tat - now) / s.intervalMs;
@@ -153,7 +218,7 @@ export class MemoryStore implements RateStore {
     }
   }
 
-  snapshot(level: LevelSpec, now: number): LevelSnapshot {
+  #snapshot(level: LevelSpec, now: number): LevelSnapshot {
     const s = this.#levels.get(level.id);
     if (!s) return { tokens: level.burst, ratePerSecond: level.ratePerSecond, pausedUntil: 0 };
     return {
@@ -163,7 +228,7 @@ export class MemoryStore implements RateStore {
     };
   }
 
-  evictIdle(now: number): number {
+  #evictIdle(now: number): number {
     let evicted = 0;
     for (const [id, s] of this.#levels) {
       if (s.tat <= now && s.pausedUntil <= now && s.budgetUntil <= now && !s.adapted) {
