@@ -125,6 +125,9 @@ export class Scheduler {
   #passing = false;
   // An asynchronous store: something changed while a pass awaited the store; pass again after it.
   #passAgain = false;
+  // An asynchronous store: settles when the passes running now (and those asked meanwhile) end.
+  #passesDone: Promise<void> | undefined;
+  #endPasses: (() => void) | undefined;
 
   constructor(config: SchedulerConfig) {
     this.#c = config;
@@ -293,8 +296,15 @@ export class Scheduler {
           w.deadlineTimer = undefined;
           // Admission at the deadline itself is on time; the pass runs first for that instant.
           this.pass();
-          // A take on its way to the store for this waiter decides (it was asked in time).
-          if (w.listed && !w.taking) this.#failLate(w);
+          // A take on its way to the store for this waiter decides (it was asked in time), and
+          // with an asynchronous store the pass for this instant ends first.
+          const passes = this.#passesDone;
+          if (passes === undefined) {
+            if (w.listed && !w.taking) this.#failLate(w);
+          } else
+            passes.then(() => {
+              if (w.listed && !w.taking) this.#failLate(w);
+            });
         });
       }
       this.pass();
@@ -408,20 +418,34 @@ export class Scheduler {
     } finally {
       if (this.#sync !== undefined) this.#passing = false;
     }
+    if (this.#passesDone === undefined)
+      this.#passesDone = new Promise<void>((resolve) => {
+        this.#endPasses = resolve;
+      });
     result.then(
       (wakeAt) => {
         this.#passing = false;
         if (this.#passAgain) {
           this.#passAgain = false;
           this.pass();
+          if (this.#passing) return;
         } else this.#afterPass(wakeAt, clock.now());
+        this.#passesEnded();
       },
       (e: unknown) => {
         this.#passing = false;
         this.#passAgain = false;
         this.#failAll(e);
+        this.#passesEnded();
       },
     );
+  }
+
+  #passesEnded(): void {
+    const end = this.#endPasses;
+    this.#passesDone = undefined;
+    this.#endPasses = undefined;
+    end?.();
   }
 
   #afterPass(wakeAt: number, now: number): void {

@@ -12,11 +12,15 @@ import {
   type RateStore,
 } from '../store.js';
 
-/** Level ids under a prefix of their own: one Redis server, many independent stores. */
+/**
+ * Level ids under a prefix of their own (one Redis server, many independent stores), and a
+ * count of the operations on their way, so a test can wait until the store is quiet.
+ */
 export class Prefixed implements RateStore {
   readonly #inner: RateStore;
   readonly #prefix: string;
   readonly #specs = new WeakMap<LevelSpec, LevelSpec>();
+  #inFlight = 0;
 
   constructor(inner: RateStore, prefix: string) {
     this.#inner = inner;
@@ -24,19 +28,34 @@ export class Prefixed implements RateStore {
   }
 
   take(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
-    return this.#inner.take(levels.map(this.#spec), cost, now);
+    return this.#track(this.#inner.take(levels.map(this.#spec), cost, now));
   }
   peek(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
-    return this.#inner.peek(levels.map(this.#spec), cost, now);
+    return this.#track(this.#inner.peek(levels.map(this.#spec), cost, now));
   }
   adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): Promise<void> {
-    return this.#inner.adjust(this.#spec(level), adjustment, now);
+    return this.#track(this.#inner.adjust(this.#spec(level), adjustment, now));
   }
   snapshot(level: LevelSpec, now: number): Promise<LevelSnapshot> {
-    return this.#inner.snapshot(this.#spec(level), now);
+    return this.#track(this.#inner.snapshot(this.#spec(level), now));
   }
   evictIdle(now: number): Promise<number> {
     return this.#inner.evictIdle(now);
+  }
+
+  /** Resolves once no operation is on its way and none started in the turns since. */
+  async quiet(): Promise<void> {
+    for (let calm = 0; calm < 2; ) {
+      await new Promise((r) => setImmediate(r));
+      calm = this.#inFlight === 0 ? calm + 1 : 0;
+    }
+  }
+
+  #track<T>(p: Promise<T>): Promise<T> {
+    this.#inFlight++;
+    return p.finally(() => {
+      this.#inFlight--;
+    });
   }
 
   readonly #spec = (l: LevelSpec): LevelSpec => {
@@ -54,6 +73,12 @@ export interface StoreKind {
   readonly name: 'memory' | 'redis';
   /** A new, empty store. */
   make(): RateStore;
+}
+
+/** Waits until a store is quiet: every operation on its way answered, and what they set off. */
+export async function quiet(store: RateStore): Promise<void> {
+  if (store instanceof Prefixed) await store.quiet();
+  else await new Promise((r) => setImmediate(r));
 }
 
 export interface Stores {
