@@ -136,7 +136,7 @@ const commands = fc.commands(
       )
       .map(([l, p, d]) => new Adjust(l, p, d)),
   ],
-  { maxCommands: 40 },
+  { maxCommands: 40, size: 'large' },
 );
 
 const specsArb = fc.tuple(rate, burst, rate, burst, rate, burst).map(([r0, b0, r1, b1, r2, b2]) => [
@@ -164,6 +164,13 @@ describe('store conformance: RedisStore against MemoryStore', {
     await fc.assert(
       storesAgree(() => redis!.make()),
       { numRuns: 150 },
+    );
+  });
+
+  it('holds on a store wrapped as the broken ones are, with nothing broken (the control)', async () => {
+    await fc.assert(
+      storesAgree(() => breakStore(redis!.make(), 'nothing')),
+      { numRuns: 50 },
     );
   });
 

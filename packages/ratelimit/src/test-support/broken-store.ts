@@ -1,6 +1,7 @@
 // Deliberately broken stores: each wraps a working one and breaks one rule of the RateStore
 // contract, for the conformance properties to show they fail on it.
 import type { LevelAdjustment, LevelSnapshot, LevelSpec, RateStore } from '../store.js';
+import { quiet } from './stores.js';
 
 export const MUTANTS = [
   'forgets pauses',
@@ -12,8 +13,13 @@ export const MUTANTS = [
 ] as const;
 export type BrokenStore = (typeof MUTANTS)[number];
 
-export function breakStore(store: RateStore, how: BrokenStore): RateStore {
+/** `how` breaks one rule; `nothing` breaks none (the control: the properties hold on it). */
+export function breakStore(
+  store: RateStore,
+  how: BrokenStore | 'nothing',
+): RateStore & { quiet(): Promise<void> } {
   return {
+    quiet: () => quiet(store),
     async take(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
       if (how === 'spends level by level (not all or nothing)') {
         let wait = 0;

@@ -38,6 +38,8 @@ export class SteppingClock implements Clock {
 
   /** Fires every timer due by `target`, in time order (then arming order), settling after each. */
   async advanceTo(target: number, settle: () => Promise<void>): Promise<void> {
+    // What was set off before (a release's pass) arms its timers first.
+    await settle();
     for (;;) {
       this.#timers = this.#timers.filter((t) => !t.cancelled);
       let next: Timer | undefined;

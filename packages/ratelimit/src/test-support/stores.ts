@@ -77,7 +77,8 @@ export interface StoreKind {
 
 /** Waits until a store is quiet: every operation on its way answered, and what they set off. */
 export async function quiet(store: RateStore): Promise<void> {
-  if (store instanceof Prefixed) await store.quiet();
+  const q = (store as { quiet?: () => Promise<void> }).quiet;
+  if (typeof q === 'function') await q.call(store);
   else await new Promise((r) => setImmediate(r));
 }
 
