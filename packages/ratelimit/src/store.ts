@@ -115,48 +115,51 @@ type Slotted = Record<symbol, LevelState | undefined>;
  * returns (the promise is already settled), and the scheduler calls it without a promise.
  */
 export class MemoryStore implements RateStore {
-  readonly #levels = new Map<string, LevelState>();
-  // Each level's state is also cached on its spec object under a symbol private to this store,
-  // so the hot path reads a property instead of hashing the level id.
-  readonly #slot: symbol = Symbol('rxgate.memory-store.level');
+  readonly #levels = new MemoryLevels();
+
+  constructor() {
+    syncStores.set(this, this.#levels);
+  }
 
   /** How many levels hold state (idle ones are dropped by {@link evictIdle}). */
   get size(): number {
     return this.#levels.size;
   }
 
-  constructor() {
-    syncStores.set(this, {
-      take: (levels, cost, now) => this.#take(levels, cost, now),
-      peek: (levels, cost, now) => this.#peek(levels, cost, now),
-      adjust: (level, adjustment, now) => this.#adjust(level, adjustment, now),
-      snapshot: (level, now) => this.#snapshot(level, now),
-      evictIdle: (now) => this.#evictIdle(now),
-    });
-  }
-
   take(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
-    return Promise.resolve(this.#take(levels, cost, now));
+    return Promise.resolve(this.#levels.take(levels, cost, now));
   }
 
   peek(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
-    return Promise.resolve(this.#peek(levels, cost, now));
+    return Promise.resolve(this.#levels.peek(levels, cost, now));
   }
 
   adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): Promise<void> {
-    this.#adjust(level, adjustment, now);
+    this.#levels.adjust(level, adjustment, now);
     return RESOLVED;
   }
 
   snapshot(level: LevelSpec, now: number): Promise<LevelSnapshot> {
-    return Promise.resolve(this.#snapshot(level, now));
+    return Promise.resolve(this.#levels.snapshot(level, now));
   }
 
   evictIdle(now: number): Promise<number> {
-    return Promise.resolve(this.#evictIdle(now));
+    return Promise.resolve(this.#levels.evictIdle(now));
+  }
+}
+
+// The memory store's state and its operations, answering at once: its synchronous face.
+class MemoryLevels implements SyncRateStore {
+  readonly #levels = new Map<string, LevelState>();
+  // Each level's state is also cached on its spec object under a symbol private to this store,
+  // so the hot path reads a property instead of hashing the level id.
+  readonly #slot: symbol = Symbol('rxgate.memory-store.level');
+
+  get size(): number {
+    return this.#levels.size;
   }
 
-  #take(levels: readonly LevelSpec[], cost: number, now: number): number {
+  take(levels: readonly LevelSpec[], cost: number, now: number): number {
     if (levels.length === 1) {
       // The common single-level path, without the second loop.
       const spec = levels[0]!;
@@ -180,7 +183,7 @@ export class MemoryStore implements RateStore {
     return 0;
   }
 
-  #peek(levels: readonly LevelSpec[], cost: number, now: number): number {
+  peek(levels: readonly LevelSpec[], cost: number, now: number): number {
     let wait = 0;
     for (const spec of levels) {
       const s = this.#levels.get(spec.id);
@@ -190,7 +193,7 @@ export class MemoryStore implements RateStore {
     return wait;
   }
 
-  #adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): void {
+  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): void {
     const s = this.#state(level, now);
     if (adjustment.ratePerSecond !== undefined && adjustment.ratePerSecond !== s.ratePerSecond) {
       const debtTokens = Math.max(0, s.tat - now) / s.intervalMs;
@@ -218,7 +221,7 @@ export class MemoryStore implements RateStore {
     }
   }
 
-  #snapshot(level: LevelSpec, now: number): LevelSnapshot {
+  snapshot(level: LevelSpec, now: number): LevelSnapshot {
     const s = this.#levels.get(level.id);
     if (!s) return { tokens: level.burst, ratePerSecond: level.ratePerSecond, pausedUntil: 0 };
     return {
@@ -228,7 +231,7 @@ export class MemoryStore implements RateStore {
     };
   }
 
-  #evictIdle(now: number): number {
+  evictIdle(now: number): number {
     let evicted = 0;
     for (const [id, s] of this.#levels) {
       if (s.tat <= now && s.pausedUntil <= now && s.budgetUntil <= now && !s.adapted) {

@@ -26,14 +26,19 @@ local function f(x) return string.format('%.17g', x) end
 local function load(key, rate)
   local v = redis.call('HMGET', key, 'tat', 'ctat', 'iv', 'rate', 'pause', 'bcount', 'buntil')
   if v[1] == false then
-    return { tat = now, ctat = now, iv = 1000 / rate, rate = rate, pause = 0, bcount = 0, buntil = 0 }
+    return { fresh = true, tat = now, ctat = now, iv = 1000 / rate, rate = rate, pause = 0, bcount = 0, buntil = 0 }
   end
   return { tat = tonumber(v[1]), ctat = tonumber(v[2]), iv = tonumber(v[3]), rate = tonumber(v[4]),
     pause = tonumber(v[5]), bcount = tonumber(v[6]), buntil = tonumber(v[7]) }
 end
-local function save(key, s, ttl)
-  redis.call('HSET', key, 'tat', f(s.tat), 'ctat', f(s.ctat), 'iv', f(s.iv), 'rate', f(s.rate),
-    'pause', f(s.pause), 'bcount', f(s.bcount), 'buntil', f(s.buntil))
+-- A take changes only tat, ctat and the budget's count: it writes those alone on a known level.
+local function save(key, s, ttl, takeOnly)
+  if takeOnly and not s.fresh then
+    redis.call('HSET', key, 'tat', f(s.tat), 'ctat', f(s.ctat), 'bcount', f(s.bcount))
+  else
+    redis.call('HSET', key, 'tat', f(s.tat), 'ctat', f(s.ctat), 'iv', f(s.iv), 'rate', f(s.rate),
+      'pause', f(s.pause), 'bcount', f(s.bcount), 'buntil', f(s.buntil))
+  end
   local last = math.max(s.tat, s.ctat, s.pause, s.buntil)
   redis.call('PEXPIRE', key, math.max(1, math.ceil(last - now + ttl)))
 end
@@ -65,7 +70,7 @@ for i = 1, #KEYS do
   s.tat = math.max(s.tat, now) + cost * s.iv
   s.ctat = math.max(s.ctat, now) + (cost * 1000) / rate
   if now < s.buntil then s.bcount = s.bcount - cost end
-  save(KEYS[i], s, ttl)
+  save(KEYS[i], s, ttl, true)
 end
 return '0'
 `;
