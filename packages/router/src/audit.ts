@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { RouterConfigError } from './errors.js';
 import type { LogSafe } from './phi.js';
 
 /** One decision of the router about one claim. No PHI: keys are HMACs, codes are reject codes. */
@@ -52,11 +53,52 @@ export class AuditUnwrittenError extends Error {
   }
 }
 
-/** Keeps every record in memory (tests, the simulator). */
+/** Options of {@link MemoryAuditLog}. */
+export interface MemoryAuditLogOptions {
+  /**
+   * The most records kept (the latest ones); older ones are counted in `evicted` and let go.
+   * Default 10,000. `Infinity` keeps every record: for a test, never for a long-running router.
+   */
+  readonly capacity?: number;
+}
+
+/**
+ * Keeps the latest records in memory (tests, tools, the router's default). It is lost with the
+ * process: a router that must keep its audit trail passes a {@link JsonlAuditLog}. It is bounded
+ * because it is the default: a router left running with it held every record it ever wrote
+ * (about 1 KB a claim, half a gigabyte for a pharmacy's day), and paid for it in GC on every claim.
+ */
 export class MemoryAuditLog implements AuditLog {
-  readonly records: AuditRecord[] = [];
+  readonly #capacity: number;
+  #kept: AuditRecord[] = [];
+  #evicted = 0;
+
+  constructor(options: MemoryAuditLogOptions = {}) {
+    const capacity = options.capacity ?? 10_000;
+    if (!(capacity === Infinity || (Number.isInteger(capacity) && capacity >= 1)))
+      throw new RouterConfigError('capacity', 'must be a whole number >= 1, or Infinity');
+    this.#capacity = capacity;
+  }
+
+  /** The records kept, oldest first: the latest `capacity` of those appended. */
+  get records(): readonly AuditRecord[] {
+    const over = this.#kept.length - this.#capacity;
+    if (over > 0) {
+      this.#kept = this.#kept.slice(over);
+      this.#evicted += over;
+    }
+    return this.#kept;
+  }
+
+  /** Records let go to keep within `capacity`. */
+  get evicted(): number {
+    return this.#evicted + Math.max(0, this.#kept.length - this.#capacity);
+  }
+
   append(record: AuditRecord): Promise<void> {
-    this.records.push(record);
+    this.#kept.push(record);
+    // Trimmed in batches of `capacity`: amortised constant time per record.
+    if (this.#kept.length >= 2 * this.#capacity) void this.records;
     return RESOLVED;
   }
 }

@@ -271,49 +271,56 @@ export function logSafe(claim: CanonicalClaim): SafeClaim {
   };
 }
 
-function validDate(s: string): boolean {
-  const y = Number(s.slice(0, 4));
-  const m = Number(s.slice(4, 6));
-  const d = Number(s.slice(6, 8));
-  const date = new Date(Date.UTC(y, m - 1, d));
-  return y >= 1900 && date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Whether `s` is CCYYMMDD, a real calendar date from 1900 on: by arithmetic on the digits, no
+ * `Date` per claim (held to the `Date`-based definition by a property in claim.test.ts).
+ */
+export function validDate(s: string): boolean {
+  if (s.length !== 8) return false;
+  let y = 0;
+  let m = 0;
+  let d = 0;
+  for (let i = 0; i < 8; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return false;
+    if (i < 4) y = y * 10 + c;
+    else if (i < 6) m = m * 10 + c;
+    else d = d * 10 + c;
+  }
+  if (y < 1900 || m < 1 || m > 12 || d < 1) return false;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= (m === 2 && leap ? 29 : DAYS_IN_MONTH[m - 1]!);
 }
 
-// Fast checks per format, exactly what the schema would accept unchanged (trimmed text only).
-const DIGITS = new Map<string, RegExp>();
-const DECIMALS = new Map<number, RegExp>();
-const DATE = /^\d{8}$/;
-function fastOk(f: ClaimField, v: unknown): boolean {
+// Fast checks per format, exactly what the schema would accept unchanged (trimmed text only),
+// made once per field of the table.
+function fastCheck(f: ClaimField): (v: unknown) => boolean {
   const t = f.format;
   switch (t.kind) {
     case 'enum':
-      return typeof v === 'string' && t.values.includes(v);
+      return (v) => typeof v === 'string' && t.values.includes(v);
     case 'digits': {
-      const key = `${t.length}${t.upTo ? '+' : ''}`;
-      let re = DIGITS.get(key);
-      if (re === undefined) {
-        re = new RegExp(t.upTo ? `^\\d{1,${t.length}}$` : `^\\d{${t.length}}$`);
-        DIGITS.set(key, re);
-      }
-      return typeof v === 'string' && re.test(v);
+      const re = new RegExp(t.upTo ? `^\\d{1,${t.length}}$` : `^\\d{${t.length}}$`);
+      return (v) => typeof v === 'string' && re.test(v);
     }
     case 'text':
-      return typeof v === 'string' && v.length >= 1 && v.length <= t.max && v.trim() === v && wellFormed(v);
+      return (v) =>
+        typeof v === 'string' && v.length >= 1 && v.length <= t.max && v.trim() === v && wellFormed(v);
     case 'date':
-      return typeof v === 'string' && DATE.test(v) && validDate(v);
+      return (v) => typeof v === 'string' && validDate(v);
     case 'int':
       // -0 is left to zod (which gives 0): the fast path must build exactly what zod builds.
-      return typeof v === 'number' && Number.isInteger(v) && v >= t.min && v <= t.max && !Object.is(v, -0);
+      return (v) =>
+        typeof v === 'number' && Number.isInteger(v) && v >= t.min && v <= t.max && !Object.is(v, -0);
     case 'decimal': {
-      let re = DECIMALS.get(t.scale);
-      if (re === undefined) {
-        re = new RegExp(`^\\d{1,9}(\\.\\d{1,${t.scale}})?$`);
-        DECIMALS.set(t.scale, re);
-      }
-      return typeof v === 'string' && re.test(v);
+      const re = new RegExp(`^\\d{1,9}(\\.\\d{1,${t.scale}})?$`);
+      return (v) => typeof v === 'string' && re.test(v);
     }
   }
 }
+const CHECKS = CLAIM_FIELDS.map((f) => ({ code: f.code, required: f.required, ok: fastCheck(f) }));
 
 /**
  * The schema's rules, checked field by field from the same table for the common, valid claim
@@ -322,11 +329,12 @@ function fastOk(f: ClaimField, v: unknown): boolean {
  */
 export function fastParse(r: Record<string, unknown>): CanonicalClaim | undefined {
   let present = 0;
-  for (const f of CLAIM_FIELDS) {
+  for (let i = 0; i < CHECKS.length; i++) {
+    const f = CHECKS[i]!;
     const v = r[f.code];
     if (v === undefined) {
       if (f.required) return undefined;
-    } else if (!fastOk(f, v)) return undefined;
+    } else if (!f.ok(v)) return undefined;
     else present++;
   }
   // Any other key (or one set to undefined) goes to zod, which names it.

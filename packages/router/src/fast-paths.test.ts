@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
-import { decimalFixed, parseClaim, toWire, wireBody } from './claim.js';
+import { decimalFixed, parseClaim, toWire, validDate, wireBody } from './claim.js';
 import { hmacSha256, idempotencyKey, idempotencyKeyer } from './idempotency.js';
 import { Phi } from './phi.js';
 import { ClaimSignal, toAbortSignal } from './signal.js';
@@ -32,6 +32,60 @@ describe('the idempotency key', () => {
     const expected = `rx1_${createHmac('sha256', SECRET).update(message).digest('base64url').slice(0, 32)}`;
     assert.equal(idempotencyKey(claim, SECRET), expected);
     assert.equal(idempotencyKeyer(SECRET)(claim), expected);
+  });
+});
+
+describe('HMAC-SHA256 over precomputed pads', () => {
+  it('equals createHmac for any secret and message (property)', () => {
+    // Lengths across the block (64 bytes) and the scratch buffer (256 bytes) on both sides.
+    const text = fc.oneof(
+      fc.string({ maxLength: 400, size: 'max' }),
+      fc.string({ unit: 'binary', maxLength: 400, size: 'max' }),
+    );
+    const secret = fc.oneof(text, fc.uint8Array({ maxLength: 200, size: 'max' }));
+    fc.assert(
+      fc.property(secret, fc.array(text, { minLength: 1, maxLength: 4 }), (key, messages) => {
+        const mac = hmacSha256(key);
+        // Several messages through one keyer: its scratch buffers must not leak between them.
+        for (const m of messages)
+          assert.equal(
+            mac(m).toString('hex'),
+            createHmac('sha256', typeof key === 'string' ? Buffer.from(key, 'utf8') : key)
+              .update(m, 'utf8')
+              .digest('hex'),
+          );
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('validDate', () => {
+  const byDate = (s: string): boolean => {
+    if (!/^\d{8}$/.test(s)) return false;
+    const y = Number(s.slice(0, 4));
+    const m = Number(s.slice(4, 6));
+    const d = Number(s.slice(6, 8));
+    const date = new Date(Date.UTC(y, m - 1, d));
+    return y >= 1900 && date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+  };
+  it('equals the Date-based definition on any 8 digits and any text (property)', () => {
+    const digits = (n: number) => fc.stringMatching(new RegExp(`^\\d{${n}}$`));
+    const date = fc.oneof(
+      fc.tuple(fc.integer({ min: 1890, max: 2410 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 })).map(
+        ([y, m, d]) => `${y}`.padStart(4, '0') + `${m}`.padStart(2, '0') + `${d}`.padStart(2, '0'),
+      ),
+      digits(8),
+      fc.string({ maxLength: 10 }),
+    );
+    fc.assert(
+      fc.property(date, (s) => {
+        assert.equal(validDate(s), byDate(s), s);
+      }),
+      { numRuns: 5000 },
+    );
+    for (const s of ['20000229', '19000229', '21000229', '20240229', '20230229', '19000101', '18991231', '20261131'])
+      assert.equal(validDate(s), byDate(s), s);
   });
 });
 
