@@ -1,8 +1,11 @@
 import { type LevelTraffic, RateController, type ResolvedAdaptive } from './adaptive.js';
 import type { Clock } from './clock.js';
+import { AsyncLevelView } from './level-view.js';
 import type { QuotaSignal } from './quota-signal.js';
 import type { Scheduler } from './scheduler.js';
-import type { LevelSpec, RateStore } from './store.js';
+import { type LevelOps, type LevelSpec, type RateStore, syncOf } from './store.js';
+
+const RESOLVED = Promise.resolve();
 
 /** Wires rate controllers to a scheduler: ticks them before each pass, applies signals, reports events. */
 export class Adaptation {
@@ -10,6 +13,9 @@ export class Adaptation {
   readonly #active = new Set<RateController>();
   readonly #options: ResolvedAdaptive;
   readonly #store: RateStore;
+  // What the controllers read and adjust: the memory store itself, or a view of an asynchronous one.
+  readonly #ops: LevelOps;
+  readonly #view: AsyncLevelView | undefined;
   readonly #clock: Clock;
   #scheduler: Scheduler | undefined;
 
@@ -23,6 +29,9 @@ export class Adaptation {
     this.#leasesReturn = leasesReturn;
     this.#options = options;
     this.#store = store;
+    const sync = syncOf(store);
+    this.#view = sync === undefined ? new AsyncLevelView(store) : undefined;
+    this.#ops = sync ?? this.#view!;
     this.#clock = clock;
   }
 
@@ -34,7 +43,7 @@ export class Adaptation {
   readonly beforePass = (now: number): void => {
     if (this.#active.size === 0) return;
     for (const c of this.#active) {
-      const change = c.tick(now, this.#store);
+      const change = c.tick(now, this.#ops);
       if (!c.active) this.#active.delete(c);
       if (change && this.#scheduler?.hasListeners) {
         this.#scheduler.emit({
@@ -60,12 +69,32 @@ export class Adaptation {
     this.beforePass(this.#clock.now());
     return (
       this.#controllers.get(level.id)?.ratePerSecond ??
-      this.#store.snapshot(level, this.#clock.now()).ratePerSecond
+      this.#ops.snapshot(level, this.#clock.now()).ratePerSecond
     );
   }
 
-  /** Applies a signal to a level; `traffic` reads that level's requests in flight and admissions. */
-  observe(level: LevelSpec, signal: QuotaSignal, traffic: () => LevelTraffic): void {
+  /**
+   * Applies a signal to a level; `traffic` reads that level's requests in flight and admissions.
+   * Resolves once the store has it (at once with the memory store; never rejects).
+   */
+  observe(level: LevelSpec, signal: QuotaSignal, traffic: () => LevelTraffic): Promise<void> {
+    const view = this.#view;
+    if (view === undefined) {
+      this.#observe(level, signal, traffic);
+      return RESOLVED;
+    }
+    // An asynchronous store: read the level first, then decide at once as on the memory store.
+    return this.#store.snapshot(level, this.#clock.now()).then(
+      (snapshot) => {
+        view.seed(level, snapshot);
+        this.#observe(level, signal, traffic);
+        return view.settled();
+      },
+      () => undefined,
+    );
+  }
+
+  #observe(level: LevelSpec, signal: QuotaSignal, traffic: () => LevelTraffic): void {
     let c = this.#controllers.get(level.id);
     if (c === undefined) {
       c = new RateController(level, this.#options);
@@ -75,7 +104,7 @@ export class Adaptation {
     // From the first Remaining on, leases count what is in flight (they spend what is left).
     if (this.#leasesReturn && signal.remaining !== undefined && this.#scheduler !== undefined)
       this.#scheduler.countInFlight = true;
-    const result = c.observe(signal, now, this.#store, traffic());
+    const result = c.observe(signal, now, this.#ops, traffic());
     if (c.active) this.#active.add(c);
     const s = this.#scheduler;
     if (s === undefined) return;

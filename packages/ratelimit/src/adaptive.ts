@@ -1,7 +1,7 @@
 import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
 import type { QuotaSignal } from './quota-signal.js';
-import type { LevelSpec, RateStore } from './store.js';
+import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
 
 /** How a limiter follows the vendor's quota signals. */
@@ -240,7 +240,7 @@ export class RateController {
   }
 
   /** Applies one signal to the store. */
-  observe(signal: QuotaSignal, now: number, store: RateStore, traffic: LevelTraffic): ObserveResult {
+  observe(signal: QuotaSignal, now: number, store: LevelOps, traffic: LevelTraffic): ObserveResult {
     const { limit, remaining, resetSeconds, retryAfterMs } = signal;
     const hasRetryAfter = finite(retryAfterMs) && retryAfterMs > 0;
     const hasRemaining = finite(remaining);
@@ -427,7 +427,7 @@ export class RateController {
   }
 
   /** Recomputes a recovering rate, or ends a capped pause with a probe, when due. */
-  tick(now: number, store: RateStore): RateChange | undefined {
+  tick(now: number, store: LevelOps): RateChange | undefined {
     if (now >= this.#probeAt) {
       // The pause ended: one request asks the vendor; its answer decides what follows.
       const at = this.#probeAt;
@@ -447,7 +447,7 @@ export class RateController {
     return under * (1 + (ms - recoverMs - holdMs) / 100_000);
   }
 
-  #apply(now: number, store: RateStore, reason: AdaptReason): RateChange | undefined {
+  #apply(now: number, store: LevelOps, reason: AdaptReason): RateChange | undefined {
     const ceiling = this.#ceiling();
     let rate = ceiling;
     if (this.#recovering) {

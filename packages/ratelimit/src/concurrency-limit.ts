@@ -1,7 +1,7 @@
 import { type AbortSignalLike, type Clock, systemClock } from './clock.js';
 import type { Lane, LimiterListener } from './events.js';
 import type { Lease } from './lease.js';
-import { Scheduler } from './scheduler.js';
+import { atOnce, Scheduler } from './scheduler.js';
 import { MemoryStore } from './store.js';
 import { posPerBatch } from './token-bucket.js';
 import { inRange, optionalTime, positiveInt } from './validate.js';
@@ -59,7 +59,7 @@ export class ConcurrencyLimit {
 
   /** A permit now, or undefined when all slots are held (or someone waits). */
   tryAcquire(lane: Lane = 'pos'): Permit | undefined {
-    return this.#scheduler.tryAcquire('', lane, 1);
+    return atOnce(this.#scheduler.tryAcquire('', lane, 1));
   }
 
   acquire(options?: PermitOptions): Promise<Permit> {

@@ -4,7 +4,7 @@ import type { Lane } from '@rxgate/core';
 export type { Lane };
 
 /** Why an acquire did not get its tokens. */
-export type RejectReason = 'deadline' | 'aborted' | 'closed';
+export type RejectReason = 'deadline' | 'aborted' | 'closed' | 'unavailable';
 
 /** Why the limiter changed its rate. */
 export type AdaptReason = 'throttle' | 'quota' | 'recover' | 'quota-window-ended';

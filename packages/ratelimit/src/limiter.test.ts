@@ -28,10 +28,10 @@ describe('createLimiter', () => {
     const waitingOnKey = limiter.acquire({ key: 'slow' });
     await clock.advance(500);
     // The account still holds 9 tokens: nothing was taken for the waiting claim.
-    assert.equal(limiter.snapshot().tokens, 10);
+    assert.equal((await limiter.snapshot()).tokens, 10);
     await clock.advance(500);
     await waitingOnKey;
-    assert.equal(limiter.snapshot().tokens, 9);
+    assert.equal((await limiter.snapshot()).tokens, 9);
   });
 
   it('one key waiting never holds up another key', async () => {
@@ -57,13 +57,13 @@ describe('createLimiter', () => {
     assert.equal(times.at(-1), 2000);
   });
 
-  it('a per-key override applies to that key only', () => {
+  it('a per-key override applies to that key only', async () => {
     const { limiter } = setup();
-    assert.ok(limiter.tryAcquire({ key: 'slow' }));
-    assert.equal(limiter.tryAcquire({ key: 'slow' }), undefined);
-    assert.ok(limiter.tryAcquire({ key: 'other' }));
-    assert.ok(limiter.tryAcquire({ key: 'other' }));
-    assert.equal(limiter.tryAcquire({ key: 'other' }), undefined);
+    assert.ok(await limiter.tryAcquire({ key: 'slow' }));
+    assert.equal(await limiter.tryAcquire({ key: 'slow' }), undefined);
+    assert.ok(await limiter.tryAcquire({ key: 'other' }));
+    assert.ok(await limiter.tryAcquire({ key: 'other' }));
+    assert.equal(await limiter.tryAcquire({ key: 'other' }), undefined);
   });
 
   it('caps concurrency at the account and the key, and run releases', async () => {
@@ -72,9 +72,9 @@ describe('createLimiter', () => {
       perKey: { default: { ratePerSecond: 1000, burst: 1000, concurrency: 1 } },
     });
     const a = await limiter.acquire({ key: 'x' });
-    assert.equal(limiter.tryAcquire({ key: 'x' }), undefined, 'key cap');
+    assert.equal(await limiter.tryAcquire({ key: 'x' }), undefined, 'key cap');
     const b = await limiter.acquire({ key: 'y' });
-    assert.equal(limiter.tryAcquire({ key: 'z' }), undefined, 'account cap');
+    assert.equal(await limiter.tryAcquire({ key: 'z' }), undefined, 'account cap');
     let ran = false;
     const c = limiter.run('z', async () => {
       ran = true;
@@ -85,7 +85,7 @@ describe('createLimiter', () => {
     a.release();
     assert.equal(await c, 7);
     b.release();
-    assert.equal(limiter.snapshot().inFlight, 0);
+    assert.equal((await limiter.snapshot()).inFlight, 0);
   });
 
   it('fails fast on the predicted wait of either level', async () => {
@@ -96,9 +96,9 @@ describe('createLimiter', () => {
       assert.equal(e.predictedWaitMs, 1000);
       return true;
     });
-    for (let i = 0; i < 9; i++) assert.ok(limiter.tryAcquire({ key: `k${i}` }));
+    for (let i = 0; i < 9; i++) assert.ok(await limiter.tryAcquire({ key: `k${i}` }));
     // Account empty: the next token comes in 100 ms.
-    assert.equal(limiter.predictWait({ key: 'fresh' }), 100);
+    assert.equal(await limiter.predictWait({ key: 'fresh' }), 100);
   });
 
   it('a Retry-After on the account pauses every key', async () => {
@@ -117,23 +117,23 @@ describe('createLimiter', () => {
   it('observe with a key adapts only that key', async () => {
     const { limiter } = setup();
     limiter.observe({ throttled: true }, { key: 'a' });
-    assert.ok(Math.abs(limiter.snapshot('a').ratePerSecond - 1.8) < 1e-9);
-    assert.equal(limiter.snapshot('b').ratePerSecond, 2);
-    assert.equal(limiter.snapshot().ratePerSecond, 10);
+    assert.ok(Math.abs((await limiter.snapshot('a')).ratePerSecond - 1.8) < 1e-9);
+    assert.equal((await limiter.snapshot('b')).ratePerSecond, 2);
+    assert.equal((await limiter.snapshot()).ratePerSecond, 10);
   });
 
   it('evicts idle keys: a full level holds no state', async () => {
     const { clock, limiter, store } = setup();
-    for (let i = 0; i < 100; i++) limiter.tryAcquire({ key: `payer-${i}` });
+    for (let i = 0; i < 100; i++) await limiter.tryAcquire({ key: `payer-${i}` });
     assert.ok(store.size > 1);
     await clock.advance(10_000);
     assert.equal(limiter.sweep(), 0);
     assert.equal(store.size, 0);
     // The evicted keys behave as fresh ones.
-    assert.ok(limiter.tryAcquire({ key: 'payer-1' }));
+    assert.ok(await limiter.tryAcquire({ key: 'payer-1' }));
   });
 
-  it('validates options naming the bad one', () => {
+  it('validates options naming the bad one', async () => {
     const bad: Array<[Partial<LimiterOptions>, string]> = [
       [{ account: { ratePerSecond: 0, burst: 1 } }, 'account.ratePerSecond'],
       [{ account: { ratePerSecond: 1, burst: 1, concurrency: 0 } }, 'account.concurrency'],

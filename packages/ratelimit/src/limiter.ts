@@ -5,8 +5,8 @@ import { InvalidOptionError } from './errors.js';
 import type { Lane, LimiterListener } from './events.js';
 import { type Lease, NOOP_LEASE } from './lease.js';
 import type { QuotaSignal } from './quota-signal.js';
-import { type KeyLimits, Scheduler } from './scheduler.js';
-import { type LevelSpec, MemoryStore, type RateStore } from './store.js';
+import { atOnce, type KeyLimits, Scheduler } from './scheduler.js';
+import { type LevelSnapshot, type LevelSpec, MemoryStore, type RateStore, syncOf } from './store.js';
 import { posPerBatch } from './token-bucket.js';
 import { inRange, optionalTime, positive, positiveInt } from './validate.js';
 
@@ -64,23 +64,29 @@ export interface KeySnapshot {
   readonly inFlight: number;
 }
 
-/** An account-wide limit plus per-key limits, taken together or not at all. */
+/**
+ * An account-wide limit plus per-key limits, taken together or not at all. The same interface
+ * over every store: what reads or spends the store's state answers with a promise (settled at
+ * once on the memory store, one round trip on Redis).
+ */
 export interface Limiter {
   /** Waits for account and key tokens (and slots), taken together; the lease holds the slots. */
   acquire(options: LimiterAcquireOptions): Promise<Lease>;
-  /** Admits now or returns undefined; never queues. */
-  tryAcquire(options: Omit<LimiterAcquireOptions, 'deadline' | 'signal'>): Lease | undefined;
+  /** Admits now or resolves undefined; never queues. */
+  tryAcquire(options: Omit<LimiterAcquireOptions, 'deadline' | 'signal'>): Promise<Lease | undefined>;
   /** Runs `fn` once admitted, releasing the slots in `finally`. */
   run<T>(key: string, fn: () => T | PromiseLike<T>, options?: Omit<LimiterAcquireOptions, 'key'>): Promise<T>;
-  /** Milliseconds an acquire would wait if it queued now. */
-  predictWait(options: Omit<LimiterAcquireOptions, 'deadline' | 'signal'>): number;
+  /** Milliseconds an acquire would wait if it queued now (the queue ahead included). */
+  predictWait(options: Omit<LimiterAcquireOptions, 'deadline' | 'signal'>): Promise<number>;
   /**
    * Follows a vendor quota signal. Without `key` it adapts the account level (the vendor's
-   * quota for our credentials); with `key`, that key's level.
+   * quota for our credentials); with `key`, that key's level. Applied at once on the memory
+   * store; resolves once the store has it, and never rejects (a signal a shared store could not
+   * take is lost, as if the answer had not come).
    */
-  observe(signal: QuotaSignal, options?: { readonly key?: string }): void;
+  observe(signal: QuotaSignal, options?: { readonly key?: string }): Promise<void>;
   /** The account's state, or one key's. */
-  snapshot(key?: string): KeySnapshot;
+  snapshot(key?: string): Promise<KeySnapshot>;
   on(listener: LimiterListener): () => void;
   /** Drops idle keys now (otherwise amortised over acquires). Returns the keys still held. */
   sweep(): number;
@@ -142,6 +148,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     return { levels: [levelOf(key)!], concurrency: limit.concurrency };
   };
 
+  const sync = syncOf(store) !== undefined;
   const scheduler = new Scheduler({
     clock,
     store,
@@ -175,14 +182,18 @@ export function createLimiter(options: LimiterOptions): Limiter {
       }
     },
     tryAcquire(o) {
-      return scheduler.tryAcquire(keyOf(o.key), o.lane ?? 'pos', o.cost ?? 1);
+      try {
+        return Promise.resolve(scheduler.tryAcquire(keyOf(o.key), o.lane ?? 'pos', o.cost ?? 1));
+      } catch (e) {
+        return Promise.reject(e);
+      }
     },
     run(key, fn, o) {
       // Admitted now with no slot to hold: call fn at once and hand back its own promise.
-      if (o?.deadline === undefined && o?.signal === undefined) {
+      if (sync && o?.deadline === undefined && o?.signal === undefined) {
         let lease: Lease | undefined;
         try {
-          lease = scheduler.tryAcquire(keyOf(key), o?.lane ?? 'pos', o?.cost ?? 1);
+          lease = atOnce(scheduler.tryAcquire(keyOf(key), o?.lane ?? 'pos', o?.cost ?? 1));
         } catch (e) {
           return Promise.reject(e);
         }
@@ -192,17 +203,28 @@ export function createLimiter(options: LimiterOptions): Limiter {
       return limiter.acquire({ ...o, key }).then((lease) => settleThenRelease(callSafely(fn), lease));
     },
     predictWait(o) {
-      return scheduler.predictWait(keyOf(o.key), o.lane ?? 'pos', o.cost ?? 1, clock.now());
+      try {
+        return Promise.resolve(
+          scheduler.predictWait(keyOf(o.key), o.lane ?? 'pos', o.cost ?? 1, clock.now()),
+        );
+      } catch (e) {
+        return Promise.reject(e);
+      }
     },
     observe(signal, o) {
-      const key = o?.key === undefined ? undefined : keyOf(o.key);
+      let key: string | undefined;
+      try {
+        key = o?.key === undefined ? undefined : keyOf(o.key);
+      } catch (e) {
+        return Promise.reject(e);
+      }
       if (key !== undefined && limitOf(key) === undefined) {
         learned.set(key, { ...account, concurrency: Number.POSITIVE_INFINITY });
         scheduler.relimit(key);
       }
       const level = key === undefined ? accountLevel : levelOf(key);
-      if (level === undefined) return;
-      adaptation.observe(level, signal, () =>
+      if (level === undefined) return RESOLVED;
+      return adaptation.observe(level, signal, () =>
         key === undefined
           ? { inFlight: scheduler.inFlight, admitted: scheduler.admitted }
           : scheduler.keyState(key),
@@ -212,14 +234,13 @@ export function createLimiter(options: LimiterOptions): Limiter {
       const level = key === undefined ? accountLevel : levelOf(key);
       const now = clock.now();
       adaptation.beforePass(now);
-      const s = level
-        ? store.snapshot(level, now)
-        : { tokens: Number.POSITIVE_INFINITY, ratePerSecond: Number.POSITIVE_INFINITY, pausedUntil: 0 };
-      const q =
-        key === undefined
-          ? { waiting: scheduler.waiting, inFlight: scheduler.inFlight }
-          : scheduler.keyState(key);
-      return { ...s, ...q };
+      const queue = (s: LevelSnapshot): KeySnapshot => {
+        const q = key === undefined ? scheduler : scheduler.keyState(key);
+        return { ...s, waiting: q.waiting, inFlight: q.inFlight };
+      };
+      if (level === undefined) return Promise.resolve(queue(UNLIMITED));
+      if (sync) return Promise.resolve(queue(syncOf(store)!.snapshot(level, now)));
+      return store.snapshot(level, now).then(queue);
     },
     on: (listener) => scheduler.on(listener),
     sweep() {
@@ -230,6 +251,13 @@ export function createLimiter(options: LimiterOptions): Limiter {
   };
   return limiter;
 }
+
+const RESOLVED = Promise.resolve();
+const UNLIMITED: LevelSnapshot = {
+  tokens: Number.POSITIVE_INFINITY,
+  ratePerSecond: Number.POSITIVE_INFINITY,
+  pausedUntil: 0,
+};
 
 interface ResolvedLimit {
   readonly ratePerSecond: number;

@@ -72,7 +72,7 @@ describe('limiterTelemetry (OpenTelemetry SDK)', () => {
     const [[level, rate]] = values(points.get('rxgate.limiter.rate')) as [[{ level: string }, number]];
     assert.deepEqual(level, { level: 'account' });
     assert.ok(rate > 0 && rate < 10, `the cut rate is in force: ${rate}`);
-    assert.equal(rate, limiter.snapshot().ratePerSecond);
+    assert.equal(rate, (await limiter.snapshot()).ratePerSecond);
     assert.deepEqual(values(points.get('rxgate.limiter.waiting')), [[{ level: 'account' }, 0]]);
     await provider.shutdown();
   });

@@ -33,9 +33,9 @@ describe('limiterPolicy', () => {
     const clock = new VirtualClock();
     const limiter = createLimiter({ account: { ratePerSecond: 100, burst: 100 }, clock });
     const policy = limiterPolicy(limiter, { quotaOf: (r) => (r === 429 ? { throttled: true } : undefined) });
-    const before = limiter.snapshot().ratePerSecond;
+    const before = (await limiter.snapshot()).ratePerSecond;
     await policy.execute(async () => 429);
-    assert.ok(limiter.snapshot().ratePerSecond < before);
+    assert.ok((await limiter.snapshot()).ratePerSecond < before);
     limiter.close();
   });
 
@@ -49,12 +49,12 @@ describe('limiterPolicy', () => {
     assert.equal(cap.active, 0);
   });
 
-  it('a lease that holds no slot says released (it was: always false)', () => {
+  it('a lease that holds no slot says released (it was: always false)', async () => {
     assert.equal(NOOP_LEASE.released, true);
     const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 } });
-    assert.equal(limiter.tryAcquire({ key: '' })?.released, true);
+    assert.equal((await limiter.tryAcquire({ key: '' }))?.released, true);
     const capped = createLimiter({ account: { ratePerSecond: 10, burst: 10, concurrency: 1 } });
-    const lease = capped.tryAcquire({ key: '' })!;
+    const lease = (await capped.tryAcquire({ key: '' }))!;
     assert.equal(lease.released, false);
     lease.release();
     assert.equal(lease.released, true);

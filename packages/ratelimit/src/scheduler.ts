@@ -7,7 +7,8 @@ import {
 } from './errors.js';
 import type { Lane, LimiterEvent, LimiterListener, RejectReason } from './events.js';
 import { type Lease, NOOP_LEASE, RESOLVED_NOOP_LEASE, SlotLease } from './lease.js';
-import type { LevelSpec, RateStore } from './store.js';
+import { type LevelSpec, type RateStore, type SyncRateStore, syncOf } from './store.js';
+import { isStoreUnavailableError, StoreUnavailableError } from './store-unavailable.js';
 import { type Linked, WaitList } from './wait-list.js';
 
 /** One key's limits as the scheduler sees them. */
@@ -56,6 +57,8 @@ interface Waiter extends Linked<Waiter> {
   readonly signal: AbortSignalLike | undefined;
   onAbort: (() => void) | undefined;
   deadlineTimer: TimerHandle | undefined;
+  /** A take for this waiter is on its way to an asynchronous store: its answer decides. */
+  taking: boolean;
 }
 
 /** An opaque handle of one key's state. */
@@ -81,6 +84,14 @@ interface KeyEntry {
   batchCost: number;
 }
 
+// A store operation a scheduling step asks for: the memory store answers it at once, a shared
+// store asynchronously; the same steps (generators) run either way, so both stores are
+// scheduled by the very same code.
+const TAKE = 0;
+const PEEK = 1;
+type Op = readonly [kind: typeof TAKE | typeof PEEK, levels: readonly LevelSpec[], cost: number, now: number];
+type Steps<T> = Generator<readonly Op[], T, readonly number[]>;
+
 const LANES_POS_FIRST: readonly Lane[] = ['pos', 'batch'];
 const LANES_BATCH_FIRST: readonly Lane[] = ['batch', 'pos'];
 const SWEEP_EVERY = 4096;
@@ -93,6 +104,9 @@ const SWEEP_EVERY = 4096;
  */
 export class Scheduler {
   readonly #c: SchedulerConfig;
+  readonly #store: RateStore;
+  // The memory store's synchronous face: with it every step below runs to its end at once.
+  readonly #sync: SyncRateStore | undefined;
   readonly #entries = new Map<string, KeyEntry>();
   readonly #waitingPos = new Set<KeyEntry>();
   readonly #waitingBatch = new Set<KeyEntry>();
@@ -109,9 +123,21 @@ export class Scheduler {
   #timerAt = Number.POSITIVE_INFINITY;
   #closed = false;
   #passing = false;
+  // An asynchronous store: something changed while a pass awaited the store; pass again after it.
+  #passAgain = false;
+  // An asynchronous store: settles when the passes running now (and those asked meanwhile) end.
+  #passesDone: Promise<void> | undefined;
+  #endPasses: (() => void) | undefined;
 
   constructor(config: SchedulerConfig) {
     this.#c = config;
+    this.#store = config.store;
+    this.#sync = syncOf(config.store);
+  }
+
+  /** Whether the store answers at once (the memory store): every result below is then a plain value. */
+  get synchronous(): boolean {
+    return this.#sync !== undefined;
   }
 
   get waiting(): number {
@@ -170,8 +196,11 @@ export class Scheduler {
     return this.#listeners.size > 0;
   }
 
-  /** Admits now or returns undefined; never queues. Waiters of the same or a higher lane go first. */
-  tryAcquire(key: string, lane: Lane, cost: number): Lease | undefined {
+  /**
+   * Admits now or answers undefined; never queues. Waiters of the same or a higher lane go
+   * first. A plain value with the memory store, a promise with an asynchronous one.
+   */
+  tryAcquire(key: string, lane: Lane, cost: number): Lease | undefined | Promise<Lease | undefined> {
     return this.tryAcquireEntry(this.#entry(key), lane, cost);
   }
 
@@ -182,7 +211,11 @@ export class Scheduler {
     return e;
   }
 
-  tryAcquireEntry(handle: KeyHandle, lane: Lane, cost: number): Lease | undefined {
+  tryAcquireEntry(
+    handle: KeyHandle,
+    lane: Lane,
+    cost: number,
+  ): Lease | undefined | Promise<Lease | undefined> {
     if (this.#closed) return undefined;
     const entry = handle as KeyEntry;
     checkCost(entry, cost);
@@ -203,23 +236,38 @@ export class Scheduler {
     if (req.signal?.aborted) return Promise.reject(new AcquireAbortedError(req.signal.reason));
     if (req.deadline !== undefined && req.deadline < this.#c.clock.now()) {
       // Admitting a claim whose budget is already spent would send it too late: refuse it.
-      const predicted = this.predictWait(req.key, req.lane, req.cost, this.#c.clock.now());
-      this.#emitRejected(req.key, req.lane, 'deadline', predicted);
-      return Promise.reject(new DeadlineExceededError(predicted, req.deadline, 'already-past'));
+      const deadline = req.deadline;
+      return settle(this.#predict(entry, req.lane, req.cost, this.#c.clock.now()), (predicted) => {
+        this.#emitRejected(req.key, req.lane, 'deadline', predicted);
+        return Promise.reject(new DeadlineExceededError(predicted, deadline, 'already-past'));
+      });
     }
     if (this.#mayBypass(req.lane)) {
       const lease = this.#takeNow(entry, req.lane, req.cost);
+      if (lease instanceof Promise) return lease.then((l) => l ?? this.#queue(entry, req));
       if (lease !== undefined) return lease === NOOP_LEASE ? RESOLVED_NOOP_LEASE : Promise.resolve(lease);
     }
+    return this.#queue(entry, req);
+  }
+
+  // Fails fast on a deadline the queue ahead already makes unreachable, else waits in line.
+  #queue(entry: KeyEntry, req: AcquireRequest): Promise<Lease> {
     const now = this.#c.clock.now();
     const deadline = req.deadline ?? Number.POSITIVE_INFINITY;
-    if (deadline !== Number.POSITIVE_INFINITY) {
-      const predicted = this.predictWait(req.key, req.lane, req.cost, now);
+    if (deadline === Number.POSITIVE_INFINITY) return this.#wait(entry, req, now, deadline);
+    return settle(this.#predict(entry, req.lane, req.cost, now), (predicted) => {
       if (now + predicted > deadline) {
         this.#emitRejected(req.key, req.lane, 'deadline', predicted);
         return Promise.reject(new DeadlineExceededError(predicted, deadline));
       }
-    }
+      return this.#wait(entry, req, now, deadline);
+    });
+  }
+
+  #wait(entry: KeyEntry, req: AcquireRequest, now: number, deadline: number): Promise<Lease> {
+    // Only an asynchronous store gets here after a wait: close and abort may have come meanwhile.
+    if (this.#closed) return Promise.reject(new LimiterClosedError());
+    if (req.signal?.aborted) return Promise.reject(new AcquireAbortedError(req.signal.reason));
     return new Promise<Lease>((resolve, reject) => {
       const w: Waiter = {
         seq: ++this.#seq,
@@ -233,6 +281,7 @@ export class Scheduler {
         signal: req.signal,
         onAbort: undefined,
         deadlineTimer: undefined,
+        taking: false,
         prev: undefined,
         next: undefined,
         listed: false,
@@ -247,44 +296,59 @@ export class Scheduler {
           w.deadlineTimer = undefined;
           // Admission at the deadline itself is on time; the pass runs first for that instant.
           this.pass();
-          if (w.listed) {
-            const at = this.#c.clock.now();
-            this.#fail(
-              w,
-              'deadline',
-              new DeadlineExceededError(
-                this.predictWait(w.entry.key, w.lane, w.cost, at),
-                deadline,
-                'passed-while-queued',
-              ),
-            );
-          }
+          // A take on its way to the store for this waiter decides (it was asked in time), and
+          // with an asynchronous store the pass for this instant ends first.
+          const passes = this.#passesDone;
+          if (passes === undefined) {
+            if (w.listed && !w.taking) this.#failLate(w);
+          } else
+            passes.then(() => {
+              if (w.listed && !w.taking) this.#failLate(w);
+            });
         });
       }
       this.pass();
     });
   }
 
+  #failLate(w: Waiter): void {
+    const at = this.#c.clock.now();
+    const fail = (predicted: number) =>
+      this.#fail(w, 'deadline', new DeadlineExceededError(predicted, w.deadline, 'passed-while-queued'));
+    const predicted = this.#predict(w.entry, w.lane, w.cost, at);
+    if (typeof predicted === 'number') fail(predicted);
+    else predicted.then(fail, () => fail(Number.NaN));
+  }
+
   /**
    * Milliseconds until an acquire of `cost` on `key` in `lane` would be admitted if it queued
    * now behind everyone already waiting (concurrency aside: slot releases cannot be predicted).
+   * A plain number with the memory store, a promise with an asynchronous one.
    */
-  predictWait(key: string, lane: Lane, cost: number, now: number): number {
+  predictWait(key: string, lane: Lane, cost: number, now: number): number | Promise<number> {
     checkLane(lane);
-    const entry = this.#entry(key);
-    const { store, account, posPerBatch } = this.#c;
+    return this.#predict(this.#entry(key), lane, cost, now);
+  }
+
+  #predict(entry: KeyEntry, lane: Lane, cost: number, now: number): number | Promise<number> {
+    return this.#drive(this.#predictSteps(entry, lane, cost, now));
+  }
+
+  *#predictSteps(entry: KeyEntry, lane: Lane, cost: number, now: number): Steps<number> {
+    const { account, posPerBatch } = this.#c;
     // pos waits behind pos, plus the batch share interleaved; batch waits behind both.
     const interleave = (posAhead: number, batchAhead: number): number =>
       lane === 'pos'
         ? posAhead + Math.min(batchAhead, Math.ceil((posAhead + cost) / posPerBatch))
         : posAhead + batchAhead;
-    const keyAhead = interleave(entry.posCost, entry.batchCost);
-    let wait = store.peek(entry.keyLevels, cost + keyAhead, now);
-    if (account !== undefined) {
-      const acctWait = store.peek([account], cost + interleave(this.#posCost, this.#batchCost), now);
-      if (acctWait > wait) wait = acctWait;
-    }
-    return wait;
+    const ops: Op[] = [];
+    if (entry.keyLevels.length > 0)
+      ops.push([PEEK, entry.keyLevels, cost + interleave(entry.posCost, entry.batchCost), now]);
+    if (account !== undefined)
+      ops.push([PEEK, [account], cost + interleave(this.#posCost, this.#batchCost), now]);
+    if (ops.length === 0) return 0;
+    const waits = yield ops;
+    return Math.max(0, ...waits);
   }
 
   /**
@@ -294,8 +358,17 @@ export class Scheduler {
    * nobody is rejected whose deadline could still be met.
    */
   revalidateDeadlines(): void {
-    const now = this.#c.clock.now();
-    const { account, store } = this.#c;
+    const done = this.#drive(this.#revalidateSteps(this.#c.clock.now()));
+    if (done instanceof Promise)
+      done.then(
+        () => this.pass(),
+        (e: unknown) => this.#failAll(e),
+      );
+    else this.pass();
+  }
+
+  *#revalidateSteps(now: number): Steps<void> {
+    const { account } = this.#c;
     for (const entries of [this.#waitingPos, this.#waitingBatch]) {
       for (const entry of [...entries]) {
         for (const list of [entry.pos, entry.batch]) {
@@ -303,9 +376,13 @@ export class Scheduler {
           for (let w = list.head; w !== undefined; ) {
             const next = w.next;
             if (w.deadline !== Number.POSITIVE_INFINITY) {
-              let own = store.peek(entry.keyLevels, ahead + w.cost, now);
-              if (account !== undefined) own = Math.max(own, store.peek([account], ahead + w.cost, now));
-              if (now + own > w.deadline)
+              const ops: Op[] = [];
+              if (entry.keyLevels.length > 0) ops.push([PEEK, entry.keyLevels, ahead + w.cost, now]);
+              if (account !== undefined) ops.push([PEEK, [account], ahead + w.cost, now]);
+              const own = ops.length === 0 ? 0 : Math.max(0, ...(yield ops));
+              if (!w.listed) {
+                // Left while the store answered (an asynchronous store only).
+              } else if (now + own > w.deadline)
                 this.#fail(w, 'deadline', new DeadlineExceededError(own, w.deadline));
               else ahead += w.cost;
             } else ahead += w.cost;
@@ -314,71 +391,204 @@ export class Scheduler {
         }
       }
     }
-    this.pass();
   }
 
   /** Admits every waiter that can go now, then sets the one timer for the next possible admission. */
   pass(): void {
-    if (this.#passing || this.#closed) return;
+    if (this.#closed) return;
+    if (this.#passing) {
+      if (this.#sync === undefined) this.#passAgain = true;
+      return;
+    }
     this.#passing = true;
+    const clock = this.#c.clock;
+    let result: number | Promise<number>;
+    let now: number;
     try {
-      const { clock, store } = this.#c;
-      const now = clock.now();
+      now = clock.now();
       this.#c.beforePass?.(now);
-      let wakeAt = Number.POSITIVE_INFINITY;
-      while (this.#waiting > 0) {
-        if (this.#inFlight >= this.#c.accountConcurrency) break;
-        const lanes =
-          this.#batchCost > 0 && this.#posCost > 0 && this.#posStreak >= this.#c.posPerBatch
-            ? LANES_BATCH_FIRST
-            : LANES_POS_FIRST;
-        let best: Waiter | undefined;
-        for (const lane of lanes) {
-          for (const entry of lane === 'pos' ? this.#waitingPos : this.#waitingBatch) {
-            if (entry.inFlight >= entry.concurrency) continue;
-            const head = (lane === 'pos' ? entry.pos : entry.batch).head!;
-            const keyWait = store.peek(entry.keyLevels, head.cost, now);
+      result = this.#drive(this.#passSteps(now));
+      if (typeof result === 'number') {
+        this.#afterPass(result, now);
+        return;
+      }
+    } catch (e) {
+      this.#passing = false;
+      throw e;
+    } finally {
+      if (this.#sync !== undefined) this.#passing = false;
+    }
+    if (this.#passesDone === undefined)
+      this.#passesDone = new Promise<void>((resolve) => {
+        this.#endPasses = resolve;
+      });
+    result.then(
+      (wakeAt) => {
+        this.#passing = false;
+        if (this.#passAgain) {
+          this.#passAgain = false;
+          this.pass();
+          if (this.#passing) return;
+        } else this.#afterPass(wakeAt, clock.now());
+        this.#passesEnded();
+      },
+      (e: unknown) => {
+        this.#passing = false;
+        this.#passAgain = false;
+        this.#failAll(e);
+        this.#passesEnded();
+      },
+    );
+  }
+
+  #passesEnded(): void {
+    const end = this.#endPasses;
+    this.#passesDone = undefined;
+    this.#endPasses = undefined;
+    end?.();
+  }
+
+  #afterPass(wakeAt: number, now: number): void {
+    if (this.#closed) return;
+    let at = wakeAt;
+    if (this.#waiting > 0 && this.#c.nextChangeAt) at = Math.min(at, Math.max(now, this.#c.nextChangeAt()));
+    this.#arm(this.#waiting > 0 ? at : Number.POSITIVE_INFINITY, now);
+  }
+
+  // One pass: the next waiter to go (lane order, then arrival), its levels taken, until none can.
+  // Returns when the next admission may become possible.
+  *#passSteps(start: number): Steps<number> {
+    const sync = this.#sync !== undefined;
+    const clock = this.#c.clock;
+    let now = start;
+    let wakeAt = Number.POSITIVE_INFINITY;
+    while (this.#waiting > 0 && !this.#closed) {
+      if (this.#inFlight >= this.#c.accountConcurrency) break;
+      const lanes =
+        this.#batchCost > 0 && this.#posCost > 0 && this.#posStreak >= this.#c.posPerBatch
+          ? LANES_BATCH_FIRST
+          : LANES_POS_FIRST;
+      let best: Waiter | undefined;
+      for (const lane of lanes) {
+        const heads: Waiter[] = [];
+        const ops: Op[] = [];
+        for (const entry of lane === 'pos' ? this.#waitingPos : this.#waitingBatch) {
+          if (entry.inFlight >= entry.concurrency) continue;
+          const head = (lane === 'pos' ? entry.pos : entry.batch).head!;
+          if (entry.keyLevels.length === 0) {
+            if (best === undefined || head.seq < best.seq) best = head;
+            continue;
+          }
+          heads.push(head);
+          ops.push([PEEK, entry.keyLevels, head.cost, now]);
+        }
+        if (ops.length > 0) {
+          const waits = yield ops;
+          if (!sync) now = clock.now();
+          for (let i = 0; i < heads.length; i++) {
+            const head = heads[i]!;
+            if (!head.listed) continue;
+            const keyWait = waits[i]!;
             if (keyWait > 0) {
               if (now + keyWait < wakeAt) wakeAt = now + keyWait;
               continue;
             }
             if (best === undefined || head.seq < best.seq) best = head;
           }
-          if (best !== undefined) break;
         }
-        if (best === undefined) break;
-        if (now > best.deadline) {
-          // A late timer must not admit past the deadline: the deadline wins.
-          this.#fail(best, 'deadline', new DeadlineExceededError(0, best.deadline, 'passed-while-queued'));
-          continue;
-        }
-        const wait = store.take(best.entry.allLevels, best.cost, now);
-        if (wait > 0) {
-          if (now + wait < wakeAt) wakeAt = now + wait;
-          break;
-        }
-        this.#admit(best, now);
+        if (best?.listed) break;
+        best = undefined;
       }
-      if (this.#waiting > 0 && this.#c.nextChangeAt)
-        wakeAt = Math.min(wakeAt, Math.max(now, this.#c.nextChangeAt()));
-      this.#arm(this.#waiting > 0 ? wakeAt : Number.POSITIVE_INFINITY, now);
-    } finally {
-      this.#passing = false;
+      if (best === undefined) break;
+      if (now > best.deadline) {
+        // A late timer must not admit past the deadline: the deadline wins.
+        this.#fail(best, 'deadline', new DeadlineExceededError(0, best.deadline, 'passed-while-queued'));
+        continue;
+      }
+      const entry = best.entry;
+      // The slot is held while the store answers, so concurrent admissions respect the caps.
+      this.#inFlight++;
+      entry.inFlight++;
+      best.taking = true;
+      let wait: number;
+      try {
+        wait = (yield [[TAKE, entry.allLevels, best.cost, now]])[0]!;
+      } finally {
+        best.taking = false;
+        this.#inFlight--;
+        entry.inFlight--;
+      }
+      if (!sync) now = clock.now();
+      if (wait > 0) {
+        if (now + wait < wakeAt) wakeAt = now + wait;
+        // Its deadline timer fired while the store answered: the deadline wins now.
+        if (!sync && best.listed && now >= best.deadline) this.#failLate(best);
+        break;
+      }
+      // Granted to a waiter that left while the store answered: its tokens are spent.
+      if (best.listed) this.#admit(best, now);
     }
+    return wakeAt;
+  }
+
+  // Runs a scheduling step against the store: at once with the memory store, else awaiting each
+  // batch of operations (a batch goes to the store together: one pipelined write to Redis).
+  #drive<T>(steps: Steps<T>): T | Promise<T> {
+    const sync = this.#sync;
+    if (sync === undefined) return this.#driveAsync(steps);
+    let r = steps.next();
+    while (!r.done) {
+      const ops = r.value;
+      const answers: number[] = [];
+      for (const [kind, levels, cost, now] of ops)
+        answers.push(kind === TAKE ? sync.take(levels, cost, now) : sync.peek(levels, cost, now));
+      r = steps.next(answers);
+    }
+    return r.value;
+  }
+
+  async #driveAsync<T>(steps: Steps<T>): Promise<T> {
+    const store = this.#store;
+    let r = steps.next();
+    while (!r.done) {
+      let answers: number[];
+      try {
+        answers = await Promise.all(
+          r.value.map(([kind, levels, cost, now]) =>
+            kind === TAKE ? store.take(levels, cost, now) : store.peek(levels, cost, now),
+          ),
+        );
+      } catch (e) {
+        r = steps.throw(isStoreUnavailableError(e) ? e : new StoreUnavailableError(e));
+        continue;
+      }
+      r = steps.next(answers);
+    }
+    return r.value;
   }
 
   /** Rejects every waiter with {@link LimiterClosedError} and stops the timer. */
   close(): void {
     if (this.#closed) return;
+    this.#rejectAll('closed', () => new LimiterClosedError());
+    this.#closed = true;
+    this.#arm(Number.POSITIVE_INFINITY, 0);
+  }
+
+  // The store failed (fail-closed): nobody waiting can be admitted by it now.
+  #failAll(error: unknown): void {
+    const e = isStoreUnavailableError(error) ? error : new StoreUnavailableError(error);
+    this.#rejectAll('unavailable', () => e);
+  }
+
+  #rejectAll(reason: RejectReason, error: () => unknown): void {
     for (const entries of [this.#waitingPos, this.#waitingBatch]) {
       for (const entry of [...entries]) {
         for (const list of [entry.pos, entry.batch]) {
-          while (list.head) this.#fail(list.head, 'closed', new LimiterClosedError());
+          while (list.head) this.#fail(list.head, reason, error());
         }
       }
     }
-    this.#closed = true;
-    this.#arm(Number.POSITIVE_INFINITY, 0);
   }
 
   // Whether an arrival may be admitted without queueing: nobody it must let go first is waiting.
@@ -388,12 +598,41 @@ export class Scheduler {
     return this.#batchCost === 0 || this.#posStreak < this.#c.posPerBatch;
   }
 
-  #takeNow(entry: KeyEntry, lane: Lane, cost: number): Lease | undefined {
+  #takeNow(entry: KeyEntry, lane: Lane, cost: number): Lease | undefined | Promise<Lease | undefined> {
     if (this.#inFlight >= this.#c.accountConcurrency || entry.inFlight >= entry.concurrency) return undefined;
     // A pure concurrency cap has no rate level: no need to read the clock.
-    const now = entry.allLevels.length === 0 ? 0 : this.#c.clock.now();
+    const levels = entry.allLevels;
+    const now = levels.length === 0 ? 0 : this.#c.clock.now();
     this.#c.beforePass?.(now);
-    if (this.#c.store.take(entry.allLevels, cost, now) > 0) return undefined;
+    const sync = this.#sync;
+    if (sync !== undefined) {
+      if (sync.take(levels, cost, now) > 0) return undefined;
+      return this.#tookNow(entry, lane, cost, now);
+    }
+    if (levels.length === 0) return this.#tookNow(entry, lane, cost, now);
+    // The slot is held while the store answers, so concurrent admissions respect the caps.
+    this.#inFlight++;
+    entry.inFlight++;
+    const unhold = () => {
+      this.#inFlight--;
+      entry.inFlight--;
+    };
+    return this.#store.take(levels, cost, now).then(
+      (wait) => {
+        unhold();
+        if (wait === 0 && !this.#closed) return this.#tookNow(entry, lane, cost, now);
+        if (this.#waiting > 0) this.pass();
+        return undefined;
+      },
+      (e: unknown) => {
+        unhold();
+        if (this.#waiting > 0) this.pass();
+        throw isStoreUnavailableError(e) ? e : new StoreUnavailableError(e);
+      },
+    );
+  }
+
+  #tookNow(entry: KeyEntry, lane: Lane, cost: number, now: number): Lease {
     if (lane === 'pos' && this.#batchCost > 0) this.#posStreak++;
     if ((++this.#ops & (SWEEP_EVERY - 1)) === 0) this.#sweep(now);
     if (this.#listeners.size > 0) this.emit({ type: 'acquired', key: entry.key, lane, cost, waitedMs: 0 });
@@ -510,13 +749,13 @@ export class Scheduler {
     );
     w.reject(error);
     // The head may have changed; a waiter behind this one may go now.
-    if (reason !== 'closed') this.pass();
+    if (reason !== 'closed' && reason !== 'unavailable') this.pass();
   }
 
   #emitRejected(key: string, lane: Lane, reason: RejectReason, predictedWaitMs: number | undefined): void {
     if (this.#listeners.size === 0) return;
     this.emit(
-      predictedWaitMs === undefined
+      predictedWaitMs === undefined || Number.isNaN(predictedWaitMs)
         ? { type: 'rejected', key, lane, reason }
         : { type: 'rejected', key, lane, reason, predictedWaitMs },
     );
@@ -539,7 +778,8 @@ export class Scheduler {
     for (const [key, e] of this.#entries) {
       if (!e.pinned && e.inFlight === 0 && e.pos.size === 0 && e.batch.size === 0) this.#entries.delete(key);
     }
-    this.#c.store.evictIdle(now);
+    if (this.#sync !== undefined) this.#sync.evictIdle(now);
+    else this.#store.evictIdle(now).catch(() => undefined);
   }
 
   /** Drops idle keys now (normally amortised over acquires). */
@@ -550,6 +790,18 @@ export class Scheduler {
   get keyCount(): number {
     return this.#entries.size;
   }
+}
+
+/** The value of a step on the memory store, which answers at once (the in-process limiters' sync API). */
+export function atOnce<T>(x: T | Promise<T>): T {
+  if (x instanceof Promise)
+    throw new TypeError('this limiter needs a store that answers at once (MemoryStore)');
+  return x;
+}
+
+// `then` for a value that is plain with the memory store and a promise with an asynchronous one.
+function settle<T, U>(x: T | Promise<T>, f: (t: T) => Promise<U>): Promise<U> {
+  return x instanceof Promise ? x.then(f) : f(x);
 }
 
 function checkCost(entry: KeyEntry, cost: number): void {

@@ -41,24 +41,55 @@ export interface LevelAdjustment {
  * theoretical arrival time (TAT), so one take is a constant-time update of a few numbers,
  * which a shared store performs as one atomic script in one round trip.
  *
- * The memory store answers synchronously; a shared store (Redis) implements the same
- * operations in one script each and keeps time by its own clock.
+ * Every operation answers with a promise, so a shared store (Redis) and the memory one are
+ * driven by the same scheduler. `now` is the caller's clock: a shared store may keep time by
+ * its own clock instead, so only differences to `now` carry meaning (a wait, a pause's end
+ * `pauseUntil - now`); absolute times it hands back (`pausedUntil`) are on the caller's clock.
+ * Operations one caller issues take effect in the order issued.
  */
 export interface RateStore {
   /**
    * If every level can grant `cost` at `now` (pauses included), spend it on all of them and
-   * return 0; otherwise spend nothing and return the milliseconds until all could grant it.
+   * resolve 0; otherwise spend nothing and resolve the milliseconds until all could grant it.
    */
-  take(levels: readonly LevelSpec[], cost: number, now: number): number;
+  take(levels: readonly LevelSpec[], cost: number, now: number): Promise<number>;
   /** Milliseconds until every level could grant `cost`, spending nothing (0 when it could now). */
-  peek(levels: readonly LevelSpec[], cost: number, now: number): number;
+  peek(levels: readonly LevelSpec[], cost: number, now: number): Promise<number>;
   /** Applies an adaptation to one level. */
-  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): void;
+  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): Promise<void>;
   /** The level's state now. */
+  snapshot(level: LevelSpec, now: number): Promise<LevelSnapshot>;
+  /**
+   * Drops levels that are full, unpaused and at their configured rate (equal to fresh ones);
+   * resolves how many (a store that expires state on its own, as Redis does by TTL, resolves 0).
+   */
+  evictIdle(now: number): Promise<number>;
+}
+
+/**
+ * The same operations answering at once: what the memory store offers the scheduler and the
+ * adaptation, so an in-process limiter pays no promise on its hot path. Not exported from the
+ * package: a store of one's own implements {@link RateStore}.
+ */
+export interface SyncRateStore {
+  take(levels: readonly LevelSpec[], cost: number, now: number): number;
+  peek(levels: readonly LevelSpec[], cost: number, now: number): number;
+  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): void;
   snapshot(level: LevelSpec, now: number): LevelSnapshot;
-  /** Drops levels that are full, unpaused and at their configured rate (equal to fresh ones); returns how many. */
   evictIdle(now: number): number;
 }
+
+/** What adaptation does to a level, answered at once: read it, adjust it. */
+export type LevelOps = Pick<SyncRateStore, 'snapshot' | 'adjust'>;
+
+const syncStores = new WeakMap<RateStore, SyncRateStore>();
+
+/** The synchronous face of a store that has one (the memory store), else undefined. */
+export function syncOf(store: RateStore): SyncRateStore | undefined {
+  return syncStores.get(store);
+}
+
+const RESOLVED = Promise.resolve();
 
 // A wait shorter than this is float noise from non-integral intervals, not a real wait.
 const EPSILON_MS = 1e-6;
@@ -79,14 +110,51 @@ interface LevelState {
 
 type Slotted = Record<symbol, LevelState | undefined>;
 
-/** The embedded default store: state in a `Map`, every operation synchronous. */
+/**
+ * The embedded default store: state in a `Map`. Every operation is done when the call
+ * returns (the promise is already settled), and the scheduler calls it without a promise.
+ */
 export class MemoryStore implements RateStore {
+  readonly #levels = new MemoryLevels();
+
+  constructor() {
+    syncStores.set(this, this.#levels);
+  }
+
+  /** How many levels hold state (idle ones are dropped by {@link evictIdle}). */
+  get size(): number {
+    return this.#levels.size;
+  }
+
+  take(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
+    return Promise.resolve(this.#levels.take(levels, cost, now));
+  }
+
+  peek(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
+    return Promise.resolve(this.#levels.peek(levels, cost, now));
+  }
+
+  adjust(level: LevelSpec, adjustment: LevelAdjustment, now: number): Promise<void> {
+    this.#levels.adjust(level, adjustment, now);
+    return RESOLVED;
+  }
+
+  snapshot(level: LevelSpec, now: number): Promise<LevelSnapshot> {
+    return Promise.resolve(this.#levels.snapshot(level, now));
+  }
+
+  evictIdle(now: number): Promise<number> {
+    return Promise.resolve(this.#levels.evictIdle(now));
+  }
+}
+
+// The memory store's state and its operations, answering at once: its synchronous face.
+class MemoryLevels implements SyncRateStore {
   readonly #levels = new Map<string, LevelState>();
   // Each level's state is also cached on its spec object under a symbol private to this store,
   // so the hot path reads a property instead of hashing the level id.
   readonly #slot: symbol = Symbol('rxgate.memory-store.level');
 
-  /** How many levels hold state (idle ones are dropped by {@link evictIdle}). */
   get size(): number {
     return this.#levels.size;
   }

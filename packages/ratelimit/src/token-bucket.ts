@@ -5,8 +5,8 @@ import { InvalidOptionError } from './errors.js';
 import type { Lane, LimiterListener } from './events.js';
 import { NOOP_LEASE } from './lease.js';
 import type { QuotaSignal } from './quota-signal.js';
-import { type KeyHandle, Scheduler } from './scheduler.js';
-import { type LevelSpec, MemoryStore, type RateStore } from './store.js';
+import { atOnce, type KeyHandle, Scheduler } from './scheduler.js';
+import { type LevelSpec, MemoryStore, syncOf } from './store.js';
 import { inRange, optionalTime, positive } from './validate.js';
 
 export interface TokenBucketOptions {
@@ -16,8 +16,12 @@ export interface TokenBucketOptions {
   readonly refillPerSecond: number;
   /** @default systemClock */
   readonly clock?: Clock;
-  /** Where the bucket's state lives. @default a new MemoryStore */
-  readonly store?: RateStore;
+  /**
+   * Where the bucket's state lives: a bucket answers `tryAcquire`, `predictWait` and `tokens`
+   * at once, so it runs on a memory store (a shared bucket is `createLimiter({ store })` or
+   * `createRedisLimiter`). @default a new MemoryStore
+   */
+  readonly store?: MemoryStore;
   /** State id in the store, for buckets that share a store. @default 'bucket' */
   readonly id?: string;
   /** Minimum share of admissions kept for `batch` while `pos` waits, in (0, 1). @default 0.1 */
@@ -53,7 +57,7 @@ export class TokenBucket {
   readonly #scheduler: Scheduler;
   readonly #level: LevelSpec;
   readonly #clock: Clock;
-  readonly #store: RateStore;
+  readonly #store: MemoryStore;
   readonly #adaptation: Adaptation;
   readonly #handle: KeyHandle;
 
@@ -90,7 +94,7 @@ export class TokenBucket {
 
   /** Takes `cost` tokens if they exist now and nobody of the same or a higher lane waits; never waits. */
   tryAcquire(cost = 1, lane: Lane = 'pos'): boolean {
-    return this.#scheduler.tryAcquireEntry(this.#handle, lane, cost) !== undefined;
+    return atOnce(this.#scheduler.tryAcquireEntry(this.#handle, lane, cost)) !== undefined;
   }
 
   /**
@@ -98,7 +102,10 @@ export class TokenBucket {
    * own promise returned: no extra microtask on the hot path.
    */
   run<T>(fn: () => T | PromiseLike<T>, options?: AcquireOptions): Promise<T> {
-    if (options === undefined && this.#scheduler.tryAcquireEntry(this.#handle, 'pos', 1) === NOOP_LEASE) {
+    if (
+      options === undefined &&
+      atOnce(this.#scheduler.tryAcquireEntry(this.#handle, 'pos', 1)) === NOOP_LEASE
+    ) {
       try {
         return Promise.resolve(fn());
       } catch (e) {
@@ -123,7 +130,7 @@ export class TokenBucket {
 
   /** Milliseconds an acquire of `cost` would wait if it queued now (the queue ahead included). */
   predictWait(cost = 1, lane: Lane = 'pos'): number {
-    return this.#scheduler.predictWait(KEY, lane, cost, this.#clock.now());
+    return atOnce(this.#scheduler.predictWait(KEY, lane, cost, this.#clock.now()));
   }
 
   /** Follows a vendor's quota signal: Retry-After pauses, low remaining slows, a bare throttle cuts. */
@@ -139,7 +146,7 @@ export class TokenBucket {
   get tokens(): number {
     const now = this.#clock.now();
     this.#adaptation.beforePass(now);
-    return this.#store.snapshot(this.#level, now).tokens;
+    return syncOf(this.#store)!.snapshot(this.#level, now).tokens;
   }
 
   /** The refill rate in force (after adaptation). */

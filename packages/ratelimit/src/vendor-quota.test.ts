@@ -195,8 +195,8 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     // Now one left, one in flight: nothing for us until the reset, 300 ms away.
     const lease = await limiter.acquire({ key: 'p' });
     await at(800, { remaining: 1, resetSeconds: 0.3 });
-    assert.equal(limiter.snapshot().pausedUntil, 1100);
-    assert.equal(limiter.tryAcquire({ key: 'p' }), undefined);
+    assert.equal((await limiter.snapshot()).pausedUntil, 1100);
+    assert.equal(await limiter.tryAcquire({ key: 'p' }), undefined);
     lease.release();
   });
 
@@ -209,7 +209,7 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     limiter.observe({ limit: 10, remaining: 3, resetSeconds: 0.3 });
     const times: number[] = [];
     const all = [0, 1, 2].map(() => limiter.acquire({ key: 'p' }).then(() => times.push(clock.now())));
-    assert.equal(limiter.predictWait({ key: 'p' }), 300);
+    assert.equal(await limiter.predictWait({ key: 'p' }), 300);
     await clock.runAll();
     await Promise.all(all);
     assert.deepEqual(times, [0, 0, 300]);
@@ -225,10 +225,10 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     };
     await at(0, { remaining: 9, resetSeconds: 0.99 });
     await at(100, { remaining: 0, resetSeconds: 0.3 });
-    assert.equal(limiter.snapshot().pausedUntil, 400, 'the first 0: wait and see');
+    assert.equal((await limiter.snapshot()).pausedUntil, 400, 'the first 0: wait and see');
     await at(450, { remaining: 1, resetSeconds: 0.5 });
     await at(500, { remaining: 0, resetSeconds: 0.3 });
-    assert.equal(limiter.snapshot().pausedUntil, 0, 'learned: 0 is not full here');
+    assert.equal((await limiter.snapshot()).pausedUntil, 0, 'learned: 0 is not full here');
   });
 
   it('a vendor that sends no quota header, only 429s (bare, or with Retry-After): >= 90 % of its quota, <= 3 % throttled', async () => {
@@ -310,11 +310,11 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     }
   });
 
-  it('slows down on Remaining alone (a vendor that sends Limit and Remaining, no Reset)', () => {
+  it('slows down on Remaining alone (a vendor that sends Limit and Remaining, no Reset)', async () => {
     const clock = new VirtualClock();
     const limiter = createLimiter({ account: { ratePerSecond: 50, burst: 20 }, clock });
     limiter.observe({ limit: 20, remaining: 2 });
-    assert.ok(limiter.snapshot().tokens <= 2, `holds ${limiter.snapshot().tokens}`);
+    assert.ok((await limiter.snapshot()).tokens <= 2, `holds ${(await limiter.snapshot()).tokens}`);
   });
 
   it('Remaining is a budget net of the requests in flight', async () => {
@@ -326,10 +326,13 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     // The vendor has 8 left; the 3 still out will spend 3 of them: 5 may go now.
     leases[0]!.release();
     limiter.observe({ limit: 20, remaining: 8, resetSeconds: 0.9 });
-    assert.ok(Math.abs(limiter.snapshot().tokens - 5) < 1e-9, `holds ${limiter.snapshot().tokens}`);
+    assert.ok(
+      Math.abs((await limiter.snapshot()).tokens - 5) < 1e-9,
+      `holds ${(await limiter.snapshot()).tokens}`,
+    );
   });
 
-  it('a keyed quota signal adapts that key only', () => {
+  it('a keyed quota signal adapts that key only', async () => {
     const clock = new VirtualClock();
     const limiter = createLimiter({
       account: { ratePerSecond: 50, burst: 50 },
@@ -337,12 +340,12 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
       clock,
     });
     limiter.observe({ limit: 20, remaining: 3, resetSeconds: 1 }, { key: 'a' });
-    assert.ok(Math.abs(limiter.snapshot('a').ratePerSecond - 19.8) < 1e-9);
-    assert.ok(limiter.snapshot('a').tokens <= 3);
-    assert.equal(limiter.snapshot('b').ratePerSecond, 5);
-    assert.equal(limiter.snapshot('b').tokens, 5);
-    assert.equal(limiter.snapshot().ratePerSecond, 50);
-    assert.equal(limiter.snapshot().tokens, 50);
+    assert.ok(Math.abs((await limiter.snapshot('a')).ratePerSecond - 19.8) < 1e-9);
+    assert.ok((await limiter.snapshot('a')).tokens <= 3);
+    assert.equal((await limiter.snapshot('b')).ratePerSecond, 5);
+    assert.equal((await limiter.snapshot('b')).tokens, 5);
+    assert.equal((await limiter.snapshot()).ratePerSecond, 50);
+    assert.equal((await limiter.snapshot()).tokens, 50);
   });
 
   it('a keyed signal for a key with no limit configured gives that key a level of its own', async () => {
@@ -352,10 +355,10 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     const limiter = createLimiter({ account: { ratePerSecond: 20, burst: 20 }, clock });
     await limiter.acquire({ key: 'a' });
     limiter.observe({ throttled: true, retryAfterMs: 5000, limit: 2, remaining: 0 }, { key: 'a' });
-    assert.equal(limiter.tryAcquire({ key: 'a' }), undefined, 'the throttled payer waits');
-    assert.ok(limiter.predictWait({ key: 'a' }) >= 4999);
-    assert.notEqual(limiter.tryAcquire({ key: 'b' }), undefined, 'another payer does not');
-    assert.equal(limiter.snapshot().pausedUntil, 0);
+    assert.equal(await limiter.tryAcquire({ key: 'a' }), undefined, 'the throttled payer waits');
+    assert.ok((await limiter.predictWait({ key: 'a' })) >= 4999);
+    assert.notEqual(await limiter.tryAcquire({ key: 'b' }), undefined, 'another payer does not');
+    assert.equal((await limiter.snapshot()).pausedUntil, 0);
     const admitted: number[] = [];
     void limiter.acquire({ key: 'a', lane: 'batch' }).then(() => admitted.push(clock.now()));
     await clock.advance(6000);

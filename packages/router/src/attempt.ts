@@ -33,8 +33,9 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
     }
   }
 
-  // Admitted now when the limiter can say so synchronously; otherwise wait in its queue.
-  let lease: Lease | undefined = limiter.tryAcquire?.({ key: r.payer, lane: r.lane });
+  // Admitted now when the limiter can say so; otherwise wait in its queue.
+  let lease: Lease | undefined =
+    limiter.tryAcquire === undefined ? undefined : await limiter.tryAcquire({ key: r.payer, lane: r.lane });
   if (lease === undefined) {
     r.arm();
     try {
@@ -147,7 +148,7 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
     // read it, as NTP assumes (read as of now, each window would seem to end later than it does).
     const q = verdict.quota;
     const key = o.quotaScope(q, r.payer);
-    limiter.observe(
+    void limiter.observe(
       q.resetSeconds !== undefined && latency > 0
         ? { ...q, resetSeconds: Math.max(0, q.resetSeconds - latency / 2000) }
         : q,

@@ -146,9 +146,9 @@ describe('the router and credentials', () => {
       },
       tryAcquire: () => {
         acquired++;
-        return lease;
+        return Promise.resolve(lease);
       },
-      observe() {},
+      observe: () => Promise.resolve(),
     };
     const router = createRouter({
       ledger: new MemoryLedger(),

@@ -29,9 +29,13 @@ export type { Lane };
 /** What the router needs of a limiter: `createLimiter`'s, or the shared Redis one (`@rxgate/ratelimit/redis`). */
 export interface RouterLimiter {
   acquire(options: LimiterAcquireOptions): Promise<Lease>;
-  /** Admits now or returns undefined, never queueing; the router tries it first when present. */
-  tryAcquire?(options: { readonly key: string; readonly lane?: Lane }): Lease | undefined;
-  observe(signal: QuotaSignal, options?: { readonly key?: string }): void;
+  /**
+   * Admits now or resolves undefined, never queueing; the router tries it first when present
+   * (a claim admitted at once arms no deadline timer).
+   */
+  tryAcquire?(options: { readonly key: string; readonly lane?: Lane }): Promise<Lease | undefined>;
+  /** Follows the vendor's quota signal; the router does not wait for it, and it must not reject. */
+  observe(signal: QuotaSignal, options?: { readonly key?: string }): Promise<void>;
 }
 
 /** A vendor node. The first of `nodes` is the primary, the second the fallback. */

@@ -23,8 +23,9 @@ function recordingLimiter(withTry: boolean) {
     acquire: (_: LimiterAcquireOptions) => Promise.resolve(lease),
     observe: (s) => {
       seen.push(s);
+      return Promise.resolve();
     },
-    ...(withTry ? { tryAcquire: () => lease } : {}),
+    ...(withTry ? { tryAcquire: () => Promise.resolve(lease) } : {}),
   };
   return { limiter, seen };
 }

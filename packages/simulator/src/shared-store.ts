@@ -1,7 +1,7 @@
 // A shared store for a real-time run: the quota, the ledger and the negative cache in Redis,
 // every key under the run's namespace; a run that finds another run's keys says so.
 import type { Clock } from '@rxgate/ratelimit';
-import { createRedisLimiter, type SharedLimiter } from '@rxgate/ratelimit/redis';
+import { createRedisLimiter, type RedisLimiter } from '@rxgate/ratelimit/redis';
 import { RedisLedger } from '@rxgate/router/redis';
 import type { Redis } from 'ioredis';
 import { withPeer } from './optional-peer.js';
@@ -9,7 +9,7 @@ import { foreignKeys, foreignKeysWarning } from './store-namespace.js';
 
 export interface SharedStore {
   readonly redis: Redis;
-  readonly limiter: SharedLimiter;
+  readonly limiter: RedisLimiter;
   readonly ledger: RedisLedger;
   /** Another run's keys found in the store (none looked for in a worker of a shared run). */
   readonly warnings: readonly string[];

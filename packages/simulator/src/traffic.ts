@@ -4,7 +4,7 @@
 // letters); the sampling of the vendor's quota and the limiter's rate once a bucket. Every timer
 // it sets is its own and cancelled when everything settled.
 import type { Clock, TimerHandle } from '@rxgate/ratelimit';
-import type { SharedLimiter } from '@rxgate/ratelimit/redis';
+import type { RedisLimiter } from '@rxgate/ratelimit/redis';
 import type { Outcome } from '@rxgate/router';
 import { type GeneratedClaim, makeClaim, rateAt } from './claims.js';
 import type { Generation } from './client.js';
@@ -27,7 +27,7 @@ export interface TrafficSetup {
   readonly start: number;
   readonly model: VendorModel | undefined;
   readonly observers: RunObservers;
-  readonly sharedLimiter: SharedLimiter | undefined;
+  readonly sharedLimiter: RedisLimiter | undefined;
   readonly toleranceMs: number;
   /** Outcomes to hear after a restart: the claims a dead generation left unanswered are sent again. */
   readonly restarts: boolean;
@@ -247,14 +247,13 @@ export class Traffic {
     const { model, observers, sharedLimiter, options } = this.#t;
     const bucket = observers.series.at(observers.rel() - 1);
     if (model) bucket.remaining = model.remaining('primary');
-    if (sharedLimiter) {
-      sharedLimiter.snapshot().then(
-        (x) => {
-          bucket.limiterRate = x.ratePerSecond;
-        },
-        () => undefined,
-      );
-    } else bucket.limiterRate = this.gen.limiter.snapshot().ratePerSecond;
+    // One promise either way: settled at once on the memory store, a round trip on Redis.
+    (sharedLimiter ?? this.gen.limiter).snapshot().then(
+      (x) => {
+        bucket.limiterRate = x.ratePerSecond;
+      },
+      () => undefined,
+    );
     options.onProgress?.({
       submitted: this.submitted,
       settled: this.settled,

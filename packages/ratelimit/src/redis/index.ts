@@ -1,12 +1,7 @@
-export {
-  createRedisLimiter,
-  type RedisLimiterOptions,
-  type SharedLimiter,
-  type SharedSnapshot,
-} from './redis-limiter.js';
+export { createRedisLimiter, type RedisLimiter, type RedisLimiterOptions } from './redis-limiter.js';
 export {
   isStoreUnavailableError,
-  type RedisAdaptive,
   RedisStore,
+  type RedisStoreOptions,
   StoreUnavailableError,
 } from './redis-store.js';

@@ -1,27 +1,22 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { RateLimitError } from '../errors.js';
-import type { QuotaSignal } from '../quota-signal.js';
-import type { LevelSpec } from '../store.js';
-import { OBSERVE, SNAPSHOT, TAKE } from './scripts.js';
+import type { LevelAdjustment, LevelSnapshot, LevelSpec, RateStore } from '../store.js';
+import { StoreUnavailableError } from '../store-unavailable.js';
+import { ADJUST, PEEK, SNAPSHOT, TAKE } from './scripts.js';
 
-/** Redis could not answer (down, or slower than the command timeout). */
-export class StoreUnavailableError extends RateLimitError {
-  constructor(cause: unknown) {
-    super('RXGATE_RATELIMIT_STORE_UNAVAILABLE', 'the shared limiter store is unavailable', { cause });
-    this.name = 'StoreUnavailableError';
-  }
-}
+export { isStoreUnavailableError, StoreUnavailableError } from '../store-unavailable.js';
 
-export const isStoreUnavailableError = (e: unknown): e is StoreUnavailableError =>
-  e instanceof Error && (e as { code?: unknown }).code === 'RXGATE_RATELIMIT_STORE_UNAVAILABLE';
-
-/** Adaptation parameters the scripts need (the same meaning as the in-memory controller's). */
-export interface RedisAdaptive {
-  readonly beta: number;
-  readonly scale: number;
-  /** The slowest rate adaptation may set, tokens per second. */
-  readonly minRatePerSecond: (level: LevelSpec) => number;
+export interface RedisStoreOptions {
+  /** How long a level's state outlives the last time it records (its TAT, pause or budget). @default 60_000 */
+  readonly ttlMs?: number;
+  /**
+   * Whose clock times the levels. `redis`: Redis' own `TIME`, so the clocks of the processes
+   * sharing the quota do not matter (the `now` the scheduler passes only anchors the times it
+   * sends). `caller`: the `now` each call passes (one clock for every process: a virtual clock
+   * in a test or a simulation).
+   * @default 'redis'
+   */
+  readonly time?: 'redis' | 'caller';
 }
 
 interface Script {
@@ -29,89 +24,101 @@ interface Script {
   readonly sha: string;
 }
 const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
-const SCRIPTS = { take: script(TAKE), observe: script(OBSERVE), snapshot: script(SNAPSHOT) };
+const SCRIPTS = {
+  take: script(TAKE),
+  peek: script(PEEK),
+  adjust: script(ADJUST),
+  snapshot: script(SNAPSHOT),
+};
+
+const opt = (v: number | undefined): string | number => (v === undefined ? '' : v);
 
 /**
- * Limiter state in Redis, shared by every process and host that uses the same prefix. One
- * `take` is one EVALSHA round trip (the script is loaded again on NOSCRIPT), timed by Redis'
- * own clock; every level of one acquire lives under one hash tag, so it works on Redis Cluster.
+ * Limiter state in Redis, shared by every process and host that uses the same level ids: the
+ * memory store's operations, one atomic Lua script each (one `EVALSHA` round trip, loaded
+ * again on `NOSCRIPT`), with the same arithmetic. Give every level of one acquire the same
+ * hash tag (`createRedisLimiter` does) and it works on Redis Cluster. Operations issued on one
+ * client run in the order issued.
  */
-export class RedisStore {
+export class RedisStore implements RateStore {
   readonly #redis: Redis | Cluster;
   readonly #ttlMs: number;
-  readonly #adaptive: RedisAdaptive;
-  /** Round trips made, for benchmarks and tests. */
-  roundTrips = 0;
+  readonly #mode: 'r:' | 'c:';
+  #roundTrips = 0;
 
-  constructor(redis: Redis | Cluster, options: { ttlMs?: number; adaptive: RedisAdaptive }) {
+  constructor(redis: Redis | Cluster, options: RedisStoreOptions = {}) {
     this.#redis = redis;
     this.#ttlMs = options.ttlMs ?? 60_000;
-    this.#adaptive = options.adaptive;
+    this.#mode = options.time === 'caller' ? 'c:' : 'r:';
   }
 
-  /** The store is connected and answering. */
+  /** Round trips made so far (a `NOSCRIPT` reload counts twice). */
+  get roundTrips(): number {
+    return this.#roundTrips;
+  }
+
+  /** The client is connected and answering. */
   get ready(): boolean {
     return this.#redis.status === 'ready';
   }
 
-  /** Spends `cost` on every level, or on none; returns 0 when granted, else the predicted wait (ms). */
-  async take(levels: readonly LevelSpec[], cost: number): Promise<number> {
-    const argv: Array<string | number> = [cost, this.#ttlMs];
-    for (const l of levels) argv.push(...this.#levelArgs(l));
-    const [granted, wait] = (await this.#eval(
-      SCRIPTS.take,
-      levels.map((l) => l.id),
-      argv,
-    )) as [number, string];
-    return granted === 1 ? 0 : Math.max(Number(wait), 0.001);
+  async take(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
+    return Number(await this.#eval(SCRIPTS.take, levels, [now, cost, this.#ttlMs, ...specArgs(levels)]));
   }
 
-  /** Applies a vendor quota signal to a level, for every process. Returns the rate in force. */
-  async observe(level: LevelSpec, signal: QuotaSignal): Promise<number> {
-    const opt = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '' : String(v));
-    const iv = await this.#eval(
-      SCRIPTS.observe,
-      [level.id],
+  async peek(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
+    if (levels.length === 0) return 0;
+    return Number(await this.#eval(SCRIPTS.peek, levels, [now, cost, ...specArgs(levels)]));
+  }
+
+  async adjust(level: LevelSpec, a: LevelAdjustment, now: number): Promise<void> {
+    await this.#eval(
+      SCRIPTS.adjust,
+      [level],
       [
-        ...this.#levelArgs(level),
+        now,
         this.#ttlMs,
-        opt(signal.retryAfterMs),
-        opt(signal.remaining),
-        opt(signal.resetSeconds),
-        signal.throttled ? '1' : '0',
+        level.ratePerSecond,
+        level.burst,
+        opt(a.ratePerSecond),
+        opt(a.pauseUntil),
+        a.fill === true ? '1' : '',
+        opt(a.budget?.count),
+        opt(a.budget?.until),
+        opt(a.capTokens),
       ],
     );
-    return 1000 / Number(iv);
   }
 
-  async snapshot(level: LevelSpec): Promise<{ tokens: number; ratePerSecond: number; pausedForMs: number }> {
-    const [tokens, iv, paused] = (await this.#eval(SCRIPTS.snapshot, [level.id], this.#levelArgs(level))) as [
-      string,
-      string,
-      string,
-    ];
-    return { tokens: Number(tokens), ratePerSecond: 1000 / Number(iv), pausedForMs: Number(paused) };
+  async snapshot(level: LevelSpec, now: number): Promise<LevelSnapshot> {
+    const [tokens, rate, paused] = (await this.#eval(
+      SCRIPTS.snapshot,
+      [level],
+      [now, level.ratePerSecond, level.burst],
+    )) as [string, string, string];
+    return { tokens: Number(tokens), ratePerSecond: Number(rate), pausedUntil: Number(paused) };
   }
 
-  #levelArgs(l: LevelSpec): Array<string | number> {
-    return [
-      1000 / l.ratePerSecond,
-      l.burst,
-      1000 / this.#adaptive.minRatePerSecond(l),
-      this.#adaptive.beta,
-      this.#adaptive.scale,
-    ];
+  /** Redis drops idle levels itself (every key has a TTL): nothing to do. */
+  evictIdle(): Promise<number> {
+    return Promise.resolve(0);
   }
 
-  async #eval(s: Script, keys: readonly string[], argv: ReadonlyArray<string | number>): Promise<unknown> {
-    this.roundTrips++;
+  async #eval(
+    s: Script,
+    levels: readonly LevelSpec[],
+    [now, ...argv]: ReadonlyArray<string | number>,
+  ): Promise<unknown> {
+    const keys = levels.map((l) => l.id);
+    const args = [`${this.#mode}${now}`, ...argv];
+    this.#roundTrips++;
     try {
-      return await this.#redis.evalsha(s.sha, keys.length, ...keys, ...argv);
+      return await this.#redis.evalsha(s.sha, keys.length, ...keys, ...args);
     } catch (e) {
       if (e instanceof Error && e.message.startsWith('NOSCRIPT')) {
-        this.roundTrips++;
+        this.#roundTrips++;
         try {
-          return await this.#redis.eval(s.source, keys.length, ...keys, ...argv);
+          return await this.#redis.eval(s.source, keys.length, ...keys, ...args);
         } catch (e2) {
           throw new StoreUnavailableError(e2);
         }
@@ -119,4 +126,10 @@ export class RedisStore {
       throw new StoreUnavailableError(e);
     }
   }
+}
+
+function specArgs(levels: readonly LevelSpec[]): number[] {
+  const args: number[] = [];
+  for (const l of levels) args.push(l.ratePerSecond, l.burst);
+  return args;
 }
