@@ -172,7 +172,10 @@ class PredictWait extends Step {
     return s.limiter.predictWait({ key: this.key, lane: this.lane, cost: this.cost });
   }
   override compare(m: unknown, r: unknown): void {
-    if (typeof m !== 'number' || typeof r !== 'number') return super.compare(m, r);
+    if (typeof m !== 'number' || typeof r !== 'number') {
+      super.compare(m, r);
+      return;
+    }
     assert.ok(same(m, r), `${this.toString()}: memory ${m}, redis ${r}`);
   }
   toString = () => `predictWait(${this.key}, ${this.lane}, cost ${this.cost})`;

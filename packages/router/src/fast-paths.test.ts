@@ -67,14 +67,20 @@ describe('validDate', () => {
     const m = Number(s.slice(4, 6));
     const d = Number(s.slice(6, 8));
     const date = new Date(Date.UTC(y, m - 1, d));
-    return y >= 1900 && date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+    return (
+      y >= 1900 && date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
+    );
   };
   it('equals the Date-based definition on any 8 digits and any text (property)', () => {
     const digits = (n: number) => fc.stringMatching(new RegExp(`^\\d{${n}}$`));
     const date = fc.oneof(
-      fc.tuple(fc.integer({ min: 1890, max: 2410 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 })).map(
-        ([y, m, d]) => `${y}`.padStart(4, '0') + `${m}`.padStart(2, '0') + `${d}`.padStart(2, '0'),
-      ),
+      fc
+        .tuple(
+          fc.integer({ min: 1890, max: 2410 }),
+          fc.integer({ min: 0, max: 13 }),
+          fc.integer({ min: 0, max: 32 }),
+        )
+        .map(([y, m, d]) => `${y}`.padStart(4, '0') + `${m}`.padStart(2, '0') + `${d}`.padStart(2, '0')),
       digits(8),
       fc.string({ maxLength: 10 }),
     );
@@ -84,7 +90,16 @@ describe('validDate', () => {
       }),
       { numRuns: 5000 },
     );
-    for (const s of ['20000229', '19000229', '21000229', '20240229', '20230229', '19000101', '18991231', '20261131'])
+    for (const s of [
+      '20000229',
+      '19000229',
+      '21000229',
+      '20240229',
+      '20230229',
+      '19000101',
+      '18991231',
+      '20261131',
+    ])
       assert.equal(validDate(s), byDate(s), s);
   });
 });

@@ -4,7 +4,12 @@ import fc from 'fast-check';
 import { type AuditRecord, MemoryAuditLog } from './audit.js';
 import { RouterConfigError } from './errors.js';
 
-const record = (i: number): AuditRecord => ({ at: i, correlationId: `c${i}`, claimKey: `k${i}`, type: 'attempt' });
+const record = (i: number): AuditRecord => ({
+  at: i,
+  correlationId: `c${i}`,
+  claimKey: `k${i}`,
+  type: 'attempt',
+});
 
 describe('MemoryAuditLog is bounded (the default audit of a long-running router)', () => {
   it('keeps the latest `capacity` records, oldest first, and counts those let go', async () => {
