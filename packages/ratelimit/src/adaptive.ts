@@ -2,6 +2,7 @@ import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
 import type { QuotaSignal } from './quota-signal.js';
 import { RemainingOnlyRate } from './remaining-only.js';
+import { roundWindow } from './round-window.js';
 import type { LevelSpec, RateStore } from './store.js';
 import { inRange, positive } from './validate.js';
 
@@ -122,21 +123,6 @@ export interface ObserveResult {
   readonly pausedUntil?: number;
   /** The limiter got slower or paused: waiters' deadlines must be checked again. */
   readonly slower: boolean;
-}
-
-// Windows vendors configure, in ms. A reset is read short (it was measured at the vendor
-// before the answer came back, and the router takes half the round trip off it), so the
-// longest reset seen is rounded up to the next of these when it is within 30 % of it. Read
-// too long, the rate is lower than it could be; read too short, every window is overrun.
-const ROUND_WINDOWS_MS = [
-  100, 200, 250, 500, 1000, 2000, 3000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
-  900_000, 1_800_000, 3_600_000,
-];
-
-/** The window a vendor most likely configured, given the longest reset it reported (ms). */
-export function roundWindow(ms: number): number {
-  for (const w of ROUND_WINDOWS_MS) if (w >= ms) return w <= ms * 1.3 ? w : ms;
-  return ms;
 }
 
 const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0;
@@ -263,7 +249,7 @@ export class RateController {
       }
       // Read as a level only from answers that went through: a throttle's 0 is no average.
       if (!hasReset && signal.throttled !== true && this.#windowMs === 0) {
-        this.#remainingOnly ??= new RemainingOnlyRate(this.#minRate);
+        this.#remainingOnly ??= new RemainingOnlyRate(this.#minRate, this.#o.targetShare);
         this.#remainingOnly.answer(
           now,
           remaining,

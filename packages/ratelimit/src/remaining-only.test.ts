@@ -35,3 +35,38 @@ describe('RemainingOnlyRate: what a throttle says of the vendor rate', () => {
       assert.ok(r.rate! <= r.upper * RemainingOnlyRate.upperShare + 1e-9, `rate ${r.rate}`);
     });
 });
+
+describe('RemainingOnlyRate: a fixed window read from its resets', () => {
+  it('Remaining back up to the limit every second, at 10/s sent: the window is 1 s and the rate 99 % of 20/s, before any throttle', () => {
+    const r = new RemainingOnlyRate(1, 0.99);
+    let sent = 0;
+    for (let t = 0; t <= 5000; t += 100) {
+      sent++;
+      // A window of 20 a second: what this second's requests left (this one counted).
+      const remaining = 20 - (Math.floor((t % 1000) / 100) + 1);
+      r.answer(t, remaining, 20, sent, sent, r.rate ?? 10, Number.NEGATIVE_INFINITY);
+    }
+    assert.equal(r.windowMs, 1000);
+    assert.ok(Math.abs(r.rate! - 19.8) < 1e-9, `rate ${r.rate}`);
+  });
+
+  it('resets whose intervals disagree say no window', () => {
+    const r = new RemainingOnlyRate(1, 0.99);
+    const resets = [0, 1000, 1600, 3100, 3400];
+    let sent = 0;
+    for (let t = 0; t <= 3500; t += 50) {
+      sent++;
+      const last = resets.filter((x) => x <= t).at(-1)!;
+      r.answer(
+        t,
+        Math.max(0, 19 - Math.floor((t - last) / 50)),
+        20,
+        sent,
+        sent,
+        10,
+        Number.NEGATIVE_INFINITY,
+      );
+    }
+    assert.equal(r.windowMs, undefined);
+  });
+});

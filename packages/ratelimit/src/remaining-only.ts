@@ -16,6 +16,8 @@
  * throttle puts it there at once (or halves it, when it came far above any rate the vendor was
  * seen to accept), so one throttle, not one a second, ends the search.
  */
+import { nearestWindow } from './round-window.js';
+
 export class RemainingOnlyRate {
   readonly #minRate: number;
   /** The rate to send at (undefined until the first reading). */
@@ -30,9 +32,17 @@ export class RemainingOnlyRate {
   #sampleAdmitted = 0;
   #throttledAt = Number.NEGATIVE_INFINITY;
   #limit = 1;
+  readonly #targetShare: number;
+  // Times Remaining came back by a good part of the limit between two answers (a fixed
+  // window's reset), and the window they repeat at, once three intervals agree.
+  readonly #resets: number[] = [];
+  #lastRemaining: number | undefined;
+  /** The window a fixed window resets at, read from Remaining's resets (ms), once known. */
+  windowMs: number | undefined;
 
-  constructor(minRate: number) {
+  constructor(minRate: number, targetShare = 0.99) {
     this.#minRate = minRate;
+    this.#targetShare = targetShare;
   }
 
   /** The share of the upper bound a rate stays at: a throttle comes just above the vendor's rate. */
@@ -63,6 +73,7 @@ export class RemainingOnlyRate {
     quietUntil: number,
   ): void {
     if (limit !== undefined) this.#limit = limit;
+    this.#readReset(now, remaining, quietUntil);
     const recent = this.#recent;
     recent.push({ t: now, remaining, vendor: vendorCount + remaining });
     while (recent.length > 2 && recent[0]!.t < now - RemainingOnlyRate.spanMs) recent.shift();
@@ -92,6 +103,36 @@ export class RemainingOnlyRate {
         ? rate + a * (Math.min(2 * rate, (this.#sendRate * l) / (l - least)) - rate)
         : rate * (1 + (0.015 * dt) / 1000);
     this.rate = Math.max(this.#minRate, Math.min(next, this.#ceiling()));
+    this.#windowRate();
+  }
+
+  // A fixed window says its rate: its limit per window, paced a little under it.
+  #windowRate(): void {
+    if (this.windowMs === undefined) return;
+    const rate = ((this.#limit * 1000) / this.windowMs) * this.#targetShare;
+    this.rate = Math.max(this.#minRate, Math.min(this.#ceiling(), rate));
+  }
+
+  // Remaining back up by a quarter of the limit (3 at least) from one answer to the next, not
+  // across a pause, is a window's reset. Four resets whose three intervals agree within 15 %
+  // say the window: their mean.
+  #readReset(now: number, remaining: number, quietUntil: number): void {
+    const last = this.#lastRemaining;
+    this.#lastRemaining = remaining;
+    if (last === undefined || now < quietUntil - 1000 || remaining < last + Math.max(3, this.#limit / 4))
+      return;
+    const resets = this.#resets;
+    resets.push(now);
+    if (resets.length > 4) resets.shift();
+    if (resets.length < 4) return;
+    const mean = (resets[3]! - resets[0]!) / 3;
+    for (let i = 1; i < 4; i++) if (Math.abs(resets[i]! - resets[i - 1]! - mean) > 0.15 * mean) return;
+    // Answers come back a round trip late, and round trips vary: only a mean within 10 % of a
+    // window vendors configure is taken (as that window).
+    const round = nearestWindow(mean);
+    if (Math.abs(round - mean) > 0.1 * mean) return;
+    this.windowMs = round;
+    this.#windowRate();
   }
 
   // The answers kept, when all came after `from` (none were read through a pause).
@@ -134,6 +175,11 @@ export class RemainingOnlyRate {
     const drained =
       slope !== undefined && slope >= 0.5 * at && slope < at && this.#draining(answers, this.#limit);
     this.upper = Math.min(this.upper, drained ? slope : at);
+    // Throttled at a fixed window's own pace: that was no fixed window (or not that one).
+    if (this.windowMs !== undefined) {
+      this.windowMs = undefined;
+      this.#resets.length = 0;
+    }
     // Just above what the vendor accepted: stay under it. Far above: halve, and read again.
     const next = Math.min(this.#ceiling(), Math.max(0.5 * at, this.#accepted));
     this.rate = Math.max(this.#minRate, next);
