@@ -2,6 +2,7 @@ import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
 import type { QuotaSignal } from './quota-signal.js';
 import { RemainingOnlyRate } from './remaining-only.js';
+import { throttleCut } from './retry-after-rate.js';
 import { roundWindow } from './round-window.js';
 import type { LevelSpec, RateStore } from './store.js';
 import { inRange, positive } from './validate.js';
@@ -158,6 +159,8 @@ export class RateController {
   #wMax = 0;
   #cut = 0;
   #k = 0;
+  // `hold` mode: how long the climb from the cut takes (see throttleCut).
+  #climbMs: number;
   #recovering = false;
   // What the vendor said over time.
   #limit: number | undefined;
@@ -181,6 +184,7 @@ export class RateController {
   constructor(level: LevelSpec, options: ResolvedAdaptive) {
     this.#level = level;
     this.#o = options;
+    this.#climbMs = options.recoverMs;
     this.#current = Math.min(level.ratePerSecond, options.maxRatePerSecond);
     this.#minRate = Math.min(options.minRatePerSecond ?? level.ratePerSecond / 20, this.#current);
   }
@@ -270,8 +274,27 @@ export class RateController {
       const quiet = !hasReset && this.#windowMs === 0 && this.#remainingOnly === undefined;
       const hold = this.#o.mode === 'hold';
       if ((pauseFor === undefined && !hold) || (hold && quiet && now - this.#throttleAt >= 1000)) {
-        this.#wMax = hold ? this.#throttledRate(now, traffic.admitted) : this.#current;
-        this.#cut = Math.max(this.#minRate, this.#wMax * this.#o.beta);
+        if (hold) {
+          // Paused again before the last climb was over: the climb failed, and the rate the
+          // vendor refused is the one in force (the climb starts a cut below it).
+          const pausedAgain = hasRetryAfter && now - this.#throttleAt < this.#o.recoverMs + 1000;
+          const measured = this.#throttledRate(now, traffic.admitted);
+          ({
+            wMax: this.#wMax,
+            cut: this.#cut,
+            climbMs: this.#climbMs,
+          } = throttleCut({
+            refused: pausedAgain ? this.#current : measured,
+            pausedAgain,
+            beta: this.#o.beta,
+            minRate: this.#minRate,
+            recoverMs: this.#o.recoverMs,
+            holdMs: this.#o.holdMs,
+          }));
+        } else {
+          this.#wMax = this.#current;
+          this.#cut = Math.max(this.#minRate, this.#wMax * this.#o.beta);
+        }
         this.#k = Math.cbrt((this.#wMax * (1 - this.#o.beta)) / this.#o.scale);
         this.#throttleAt = now;
         this.#recovering = true;
@@ -370,7 +393,8 @@ export class RateController {
   // `hold` mode, ms after the cut: back to just under the throttled rate, stay, then probe.
   #hold(ms: number): number {
     const under = this.#wMax * this.#o.targetShare;
-    const { recoverMs, holdMs } = this.#o;
+    const recoverMs = this.#climbMs;
+    const { holdMs } = this.#o;
     if (ms < recoverMs) return this.#cut + ((under - this.#cut) * ms) / recoverMs;
     if (ms < recoverMs + holdMs) return under;
     return under * (1 + (ms - recoverMs - holdMs) / 100_000);

@@ -283,6 +283,31 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     }
   });
 
+  it('no quota headers, a Retry-After in whole seconds on a 1 s window, a fast vendor: paused again before the climb was over, the rate climbs slowly (>= 90 %, <= 3 %)', async () => {
+    const got: string[] = [];
+    for (const model of ['sliding-log', 'fixed-window'] as const) {
+      for (const load of [1.5, 3]) {
+        const r = await drive({
+          model,
+          vendorLimit: 20,
+          clientRate: 40,
+          clientBurst: 20,
+          rttMs: 10,
+          load,
+          headers: 'none-retry-after',
+          endMs: 70_000,
+          warmupMs: 10_000,
+        });
+        got.push(
+          `${model} ${load}x: ${(r.goodput * 100).toFixed(1)} % / ${(r.throttled * 100).toFixed(2)} %`,
+        );
+        assert.equal(r.deadLettered, 0);
+        if (r.goodput < 0.9 || r.throttled > 0.03) got.push('MISS');
+      }
+    }
+    assert.ok(!got.includes('MISS'), got.join('; '));
+  });
+
   it('no dead-letter storm: Remaining of 1..7 while the limiter holds more never makes an hour of budget look too short', async () => {
     await fc.assert(
       fc.asyncProperty(
