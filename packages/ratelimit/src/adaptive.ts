@@ -1,6 +1,9 @@
 import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
 import type { QuotaSignal } from './quota-signal.js';
+import { RemainingOnlyRate } from './remaining-only.js';
+import { throttleCut } from './retry-after-rate.js';
+import { roundWindow } from './round-window.js';
 import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
 
@@ -123,28 +126,6 @@ export interface ObserveResult {
   readonly slower: boolean;
 }
 
-// Time constant of the averages a vendor that reports only Remaining is read through.
-const REMAINING_TAU_MS = 1000;
-// How far back a Remaining-only vendor's answers are kept (the vendor's rate is read over it),
-// and the span whose least Remaining says whether anything is left (a 1 s window's end).
-const REMAINING_SPAN_MS = 2000;
-const REMAINING_MIN_MS = 1200;
-
-// Windows vendors configure, in ms. A reset is read short (it was measured at the vendor
-// before the answer came back, and the router takes half the round trip off it), so the
-// longest reset seen is rounded up to the next of these when it is within 30 % of it. Read
-// too long, the rate is lower than it could be; read too short, every window is overrun.
-const ROUND_WINDOWS_MS = [
-  100, 200, 250, 500, 1000, 2000, 3000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
-  900_000, 1_800_000, 3_600_000,
-];
-
-/** The window a vendor most likely configured, given the longest reset it reported (ms). */
-export function roundWindow(ms: number): number {
-  for (const w of ROUND_WINDOWS_MS) if (w >= ms) return w <= ms * 1.3 ? w : ms;
-  return ms;
-}
-
 const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0;
 
 /**
@@ -178,22 +159,14 @@ export class RateController {
   #wMax = 0;
   #cut = 0;
   #k = 0;
+  // `hold` mode: how long the climb from the cut takes (see throttleCut).
+  #climbMs: number;
   #recovering = false;
   // What the vendor said over time.
   #limit: number | undefined;
   #windowMs = 0;
-  // A vendor with Remaining and no reset: averages of our sending rate and of what it left.
-  #fromRemaining: number | undefined;
-  // The rate a Remaining-only vendor throttled at (what it accepted then), times the target
-  // share: Remaining says nothing between a sliding log's 19/s and 19.9/s, a throttle does.
-  #remainingCap = Number.POSITIVE_INFINITY;
-  #remainingCapAt = Number.NEGATIVE_INFINITY;
-  // Recent answers of a Remaining-only vendor: time, Remaining, and what it accepted so far
-  // plus what it had left (that sum grows at the vendor's own rate while we send enough).
-  readonly #recent: { t: number; remaining: number; vendor: number }[] = [];
-  #sendRate = 0;
-  #sampleAt = Number.NaN;
-  #sampleAdmitted = 0;
+  // A vendor with Remaining and no reset: its rate read from how Remaining moves.
+  #remainingOnly: RemainingOnlyRate | undefined;
   #pausedTill = Number.NEGATIVE_INFINITY;
   // Whether this vendor's `Remaining: 0` means full until its reset (see #zeroIsFull).
   #zeroFull: boolean | undefined;
@@ -211,6 +184,7 @@ export class RateController {
   constructor(level: LevelSpec, options: ResolvedAdaptive) {
     this.#level = level;
     this.#o = options;
+    this.#climbMs = options.recoverMs;
     this.#current = Math.min(level.ratePerSecond, options.maxRatePerSecond);
     this.#minRate = Math.min(options.minRatePerSecond ?? level.ratePerSecond / 20, this.#current);
   }
@@ -235,7 +209,7 @@ export class RateController {
     let c = this.#level.ratePerSecond;
     if (this.#limit !== undefined && this.#windowMs > 0)
       c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#o.targetShare;
-    else if (this.#fromRemaining !== undefined) c = Math.min(this.#fromRemaining, this.#remainingCap);
+    else if (this.#remainingOnly?.rate !== undefined) c = this.#remainingOnly.rate;
     return Math.min(c, this.#o.maxRatePerSecond);
   }
 
@@ -278,7 +252,18 @@ export class RateController {
         );
       }
       // Read as a level only from answers that went through: a throttle's 0 is no average.
-      if (!hasReset && signal.throttled !== true) this.#readRemaining(remaining, now, traffic);
+      if (!hasReset && signal.throttled !== true && this.#windowMs === 0) {
+        this.#remainingOnly ??= new RemainingOnlyRate(this.#minRate, this.#o.targetShare);
+        this.#remainingOnly.answer(
+          now,
+          remaining,
+          this.#limit,
+          traffic.admitted,
+          traffic.admitted - traffic.inFlight - this.#throttles,
+          this.#current,
+          this.#pausedTill + 1000,
+        );
+      }
     }
     if (hasRetryAfter) pauseFor = Math.max(pauseFor ?? 0, retryAfterMs);
     if (signal.throttled === true) {
@@ -286,17 +271,36 @@ export class RateController {
       // A throttle that says nothing of the quota (at most a Retry-After): multiplicative
       // decrease, then back up. In `hold` mode, one cut a second: the requests in flight when
       // the vendor's limit was reached are throttled together, and that is one event.
-      const quiet = !hasReset && this.#windowMs === 0;
+      const quiet = !hasReset && this.#windowMs === 0 && this.#remainingOnly === undefined;
       const hold = this.#o.mode === 'hold';
       if ((pauseFor === undefined && !hold) || (hold && quiet && now - this.#throttleAt >= 1000)) {
-        this.#wMax = hold ? this.#throttledRate(now, traffic.admitted) : this.#current;
-        this.#cut = Math.max(this.#minRate, this.#wMax * this.#o.beta);
+        if (hold) {
+          // Paused again before the last climb was over: the climb failed, and the rate the
+          // vendor refused is the one in force (the climb starts a cut below it).
+          const pausedAgain = hasRetryAfter && now - this.#throttleAt < this.#o.recoverMs + 1000;
+          const measured = this.#throttledRate(now, traffic.admitted);
+          ({
+            wMax: this.#wMax,
+            cut: this.#cut,
+            climbMs: this.#climbMs,
+          } = throttleCut({
+            refused: pausedAgain ? this.#current : measured,
+            pausedAgain,
+            beta: this.#o.beta,
+            minRate: this.#minRate,
+            recoverMs: this.#o.recoverMs,
+            holdMs: this.#o.holdMs,
+          }));
+        } else {
+          this.#wMax = this.#current;
+          this.#cut = Math.max(this.#minRate, this.#wMax * this.#o.beta);
+        }
         this.#k = Math.cbrt((this.#wMax * (1 - this.#o.beta)) / this.#o.scale);
         this.#throttleAt = now;
         this.#recovering = true;
       }
       // What we read from Remaining alone sent too much.
-      if (this.#fromRemaining !== undefined) this.#remainingThrottled(now);
+      this.#remainingOnly?.throttled(now, this.#current, this.#pausedTill + 1000);
     }
     let pausedUntil: number | undefined;
     if (pauseFor !== undefined) {
@@ -374,58 +378,6 @@ export class RateController {
     return Math.min(current, Math.max(accepted, current * this.#o.beta));
   }
 
-  // Remaining without a reset. While the least Remaining of the last window's answers leaves
-  // room (a window that empties shows it at its end, a log and a bucket all along), sending at
-  // s leaves R of L unused, so the vendor allows about s·L/(L − R): climb there. When nothing
-  // is left, Remaining cannot tell 95 % of the vendor's rate from 99.9 %: creep up 1 % a
-  // second until a throttle says where the rate is (#remainingThrottled), then stay under it.
-  // Read only while we send at the rate in force and not just after a pause.
-  #readRemaining(remaining: number, now: number, traffic: LevelTraffic): void {
-    const admitted = traffic.admitted;
-    const recent = this.#recent;
-    recent.push({ t: now, remaining, vendor: admitted - traffic.inFlight - this.#throttles + remaining });
-    while (recent.length > 2 && recent[0]!.t < now - REMAINING_SPAN_MS) recent.shift();
-    if (Number.isNaN(this.#sampleAt)) {
-      this.#sampleAt = now;
-      this.#sampleAdmitted = admitted;
-      return;
-    }
-    const dt = now - this.#sampleAt;
-    if (dt < 50) return;
-    const a = 1 - Math.exp(-dt / REMAINING_TAU_MS);
-    this.#sendRate += a * (((admitted - this.#sampleAdmitted) * 1000) / dt - this.#sendRate);
-    this.#sampleAt = now;
-    this.#sampleAdmitted = admitted;
-    const current = this.#fromRemaining ?? this.#current;
-    if (this.#sendRate < 0.9 * current || now < this.#pausedTill + REMAINING_TAU_MS) return;
-    let least = remaining;
-    for (const x of recent) if (x.t >= now - REMAINING_MIN_MS && x.remaining < least) least = x.remaining;
-    const limit = Math.max(this.#limit ?? remaining + 1, least + 1);
-    const next =
-      least >= 1
-        ? current + a * (Math.min(2 * current, (this.#sendRate * limit) / (limit - least)) - current)
-        : current * (1 + (0.01 * dt) / 1000);
-    this.#fromRemaining = Math.max(this.#minRate, Math.min(next, 1.05 * this.#remainingCap));
-  }
-
-  // A Remaining-only vendor throttled: it accepts what it accepted over the last seconds (the
-  // slope of accepted + remaining, which a draining bucket holds at its rate), at most the rate
-  // in force. Once a second: the requests in flight then are throttled together.
-  #remainingThrottled(now: number): void {
-    if (now - this.#remainingCapAt < 1000) return;
-    this.#remainingCapAt = now;
-    const current = Math.min(this.#fromRemaining ?? this.#current, this.#current);
-    const recent = this.#recent;
-    const first = recent[0];
-    const last = recent[recent.length - 1];
-    let accepted = current;
-    if (first !== undefined && last !== undefined && last.t - first.t >= 1000)
-      accepted = ((last.vendor - first.vendor) * 1000) / (last.t - first.t);
-    const cap = Math.max(this.#minRate, Math.min(current, accepted) * this.#o.targetShare);
-    this.#remainingCap = cap;
-    this.#fromRemaining = Math.min(this.#fromRemaining ?? cap, cap);
-  }
-
   /** Recomputes a recovering rate, or ends a capped pause with a probe, when due. */
   tick(now: number, store: LevelOps): RateChange | undefined {
     if (now >= this.#probeAt) {
@@ -441,7 +393,8 @@ export class RateController {
   // `hold` mode, ms after the cut: back to just under the throttled rate, stay, then probe.
   #hold(ms: number): number {
     const under = this.#wMax * this.#o.targetShare;
-    const { recoverMs, holdMs } = this.#o;
+    const recoverMs = this.#climbMs;
+    const { holdMs } = this.#o;
     if (ms < recoverMs) return this.#cut + ((under - this.#cut) * ms) / recoverMs;
     if (ms < recoverMs + holdMs) return under;
     return under * (1 + (ms - recoverMs - holdMs) / 100_000);

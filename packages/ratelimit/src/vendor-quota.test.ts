@@ -59,7 +59,7 @@ interface Drive {
   /** Offered load, a multiple of the vendor's quota. */
   readonly load: number;
   /** `none`: the vendor sends no quota header, only 429s (with Retry-After in seconds, or bare). */
-  readonly headers?: 'x-ratelimit' | 'none' | 'none-retry-after';
+  readonly headers?: 'x-ratelimit' | 'remaining-only' | 'none' | 'none-retry-after';
   /** Virtual time claims arrive for. @default 30_000 */
   readonly endMs?: number;
   /** The first part, not measured. @default 5000 */
@@ -97,6 +97,13 @@ async function drive(
             if (headers === 'x-ratelimit') {
               // As the router: the reset was measured half a round trip ago.
               limiter.observe({ ...q, resetSeconds: Math.max(0, q.resetSeconds! - d.rttMs / 2000) });
+            } else if (headers === 'remaining-only') {
+              // Limit and Remaining, no reset; a refusal says Retry-After (whole seconds).
+              limiter.observe(
+                answer.ok
+                  ? { limit: q.limit!, remaining: q.remaining! }
+                  : { limit: q.limit!, remaining: 0, throttled: true, retryAfterMs: q.retryAfterMs! },
+              );
             } else if (!answer.ok) {
               limiter.observe(
                 headers === 'none' ? { throttled: true } : { throttled: true, retryAfterMs: q.retryAfterMs! },
@@ -137,6 +144,28 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
       });
       assert.ok(r.goodput >= 0.98, `--limit ${clientRate}: ${(r.goodput * 100).toFixed(1)} % of the quota`);
       assert.ok(r.throttled <= 0.005, `--limit ${clientRate}: ${(r.throttled * 100).toFixed(2)} % throttled`);
+      assert.equal(r.deadLettered, 0);
+    }
+  });
+
+  it('Remaining without a reset, the limit set above the quota: one throttle ends the search, the rate stays under the rate throttled', async () => {
+    // Before: each throttle capped the rate at what the vendor seemed to accept (a fixed
+    // window's accepted + remaining moves in steps) and that cap never rose again: a fixed
+    // window of 20/s stuck at 10/s after one throttle (78.6 % in the zoo).
+    for (const model of ['fixed-window', 'sliding-log'] as const) {
+      const r = await drive({
+        model,
+        vendorLimit: 20,
+        clientRate: 40,
+        clientBurst: 20,
+        rttMs: 30,
+        load: 1.5,
+        headers: 'remaining-only',
+        warmupMs: 10_000,
+        endMs: 60_000,
+      });
+      assert.ok(r.goodput >= 0.97, `${model}: ${(r.goodput * 100).toFixed(1)} % of the quota`);
+      assert.ok(r.throttled <= 0.005, `${model}: ${(r.throttled * 100).toFixed(2)} % throttled`);
       assert.equal(r.deadLettered, 0);
     }
   });
@@ -252,6 +281,31 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
         assert.equal(r.deadLettered, 0);
       }
     }
+  });
+
+  it('no quota headers, a Retry-After in whole seconds on a 1 s window, a fast vendor: paused again before the climb was over, the rate climbs slowly (>= 90 %, <= 3 %)', async () => {
+    const got: string[] = [];
+    for (const model of ['sliding-log', 'fixed-window'] as const) {
+      for (const load of [1.5, 3]) {
+        const r = await drive({
+          model,
+          vendorLimit: 20,
+          clientRate: 40,
+          clientBurst: 20,
+          rttMs: 10,
+          load,
+          headers: 'none-retry-after',
+          endMs: 70_000,
+          warmupMs: 10_000,
+        });
+        got.push(
+          `${model} ${load}x: ${(r.goodput * 100).toFixed(1)} % / ${(r.throttled * 100).toFixed(2)} %`,
+        );
+        assert.equal(r.deadLettered, 0);
+        if (r.goodput < 0.9 || r.throttled > 0.03) got.push('MISS');
+      }
+    }
+    assert.ok(!got.includes('MISS'), got.join('; '));
   });
 
   it('no dead-letter storm: Remaining of 1..7 while the limiter holds more never makes an hour of budget look too short', async () => {

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { RemainingOnlyRate } from './remaining-only.js';
+
+// Answers every 50 ms at 20/s sent, from a vendor written here: a bucket of 20 refilled at
+// `bucketRate`, or a fixed window of 20 a second. Then one throttle.
+function feed(kind: 'bucket' | 'window', bucketRate: number, sendRate: number): RemainingOnlyRate {
+  const r = new RemainingOnlyRate(1);
+  let tokens = 20;
+  let sent = 0;
+  const every = 1000 / sendRate;
+  for (let t = 0; t <= 3000; t += every) {
+    sent++;
+    let remaining: number;
+    if (kind === 'bucket') {
+      tokens = Math.min(20, tokens + (bucketRate * every) / 1000) - 1;
+      remaining = Math.max(0, Math.floor(tokens));
+    } else remaining = 20 - (sent - Math.floor(t / 1000) * sendRate);
+    r.answer(t, remaining, 20, sent, sent, sendRate, Number.NEGATIVE_INFINITY);
+  }
+  r.throttled(3000, sendRate, Number.NEGATIVE_INFINITY);
+  return r;
+}
+
+describe('RemainingOnlyRate: what a throttle says of the vendor rate', () => {
+  const table: [string, 'bucket' | 'window', number, number, number][] = [
+    // kind, the bucket's rate, what we sent, the upper bound expected (within 5 %)
+    ['a bucket drained at 25/s refills at 20/s: its rate, read from what it freed', 'bucket', 20, 25, 20],
+    ['a fixed window whose Remaining comes back each second: the rate in force', 'window', 0, 25, 25],
+  ];
+  for (const [name, kind, bucketRate, send, upper] of table)
+    it(name, () => {
+      const r = feed(kind, bucketRate, send);
+      assert.ok(Math.abs(r.upper - upper) / upper < 0.05, `upper ${r.upper}`);
+      assert.ok(r.rate! <= r.upper * RemainingOnlyRate.upperShare + 1e-9, `rate ${r.rate}`);
+    });
+});
+
+describe('RemainingOnlyRate: a fixed window read from its resets', () => {
+  it('Remaining back up to the limit every second, at 10/s sent: the window is 1 s and the rate 99 % of 20/s, before any throttle', () => {
+    const r = new RemainingOnlyRate(1, 0.99);
+    let sent = 0;
+    for (let t = 0; t <= 5000; t += 100) {
+      sent++;
+      // A window of 20 a second: what this second's requests left (this one counted).
+      const remaining = 20 - (Math.floor((t % 1000) / 100) + 1);
+      r.answer(t, remaining, 20, sent, sent, r.rate ?? 10, Number.NEGATIVE_INFINITY);
+    }
+    assert.equal(r.windowMs, 1000);
+    assert.ok(Math.abs(r.rate! - 19.8) < 1e-9, `rate ${r.rate}`);
+  });
+
+  it('resets whose intervals disagree say no window', () => {
+    const r = new RemainingOnlyRate(1, 0.99);
+    const resets = [0, 1000, 1600, 3100, 3400];
+    let sent = 0;
+    for (let t = 0; t <= 3500; t += 50) {
+      sent++;
+      const last = resets.filter((x) => x <= t).at(-1)!;
+      r.answer(
+        t,
+        Math.max(0, 19 - Math.floor((t - last) / 50)),
+        20,
+        sent,
+        sent,
+        10,
+        Number.NEGATIVE_INFINITY,
+      );
+    }
+    assert.equal(r.windowMs, undefined);
+  });
+});

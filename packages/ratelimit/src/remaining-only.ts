@@ -1,0 +1,187 @@
+/**
+ * The rate of a vendor that reports its limit and what is left (`X-RateLimit-Limit`,
+ * `-Remaining`) but no reset, read from how Remaining moves over time. Remaining counts the
+ * request itself, so it cannot tell 95 % of a sliding log's rate from 99.9 %; what it can tell:
+ *
+ * - **Room in a window.** While the least Remaining of the last window's answers leaves room
+ *   (a fixed window shows it at its end, a sliding log all along), sending at s leaves R of the
+ *   limit L unused, so the vendor allows about s·L/(L − R): a lower bound for the window models.
+ * - **A draining bucket.** A bucket (or GCRA) refills at its own rate q: what the vendor accepted
+ *   plus what it has left (`vendor` below) grows at q while the bucket is neither full nor empty.
+ *   Remaining falling while we send steadily means we send above q; that slope is q.
+ * - **A throttle** says the rate in force was too much: an upper bound.
+ *
+ * The rate climbs to the window's estimate, or creeps (1 % a second) when nothing is left,
+ * never above `upperShare` of the least rate that was throttled or drained the bucket; a
+ * throttle puts it there at once (or halves it, when it came far above any rate the vendor was
+ * seen to accept), so one throttle, not one a second, ends the search.
+ */
+import { nearestWindow } from './round-window.js';
+
+export class RemainingOnlyRate {
+  readonly #minRate: number;
+  /** The rate to send at (undefined until the first reading). */
+  rate: number | undefined;
+  /** The least rate the vendor throttled at or drained its bucket at (an upper bound on its rate). */
+  upper = Number.POSITIVE_INFINITY;
+  // The most the vendor was seen to accept over a span of answers (its `vendor` slope).
+  #accepted = 0;
+  readonly #recent: { t: number; remaining: number; vendor: number }[] = [];
+  #sendRate = 0;
+  #sampleAt = Number.NaN;
+  #sampleAdmitted = 0;
+  #throttledAt = Number.NEGATIVE_INFINITY;
+  #limit = 1;
+  readonly #targetShare: number;
+  // Times Remaining came back by a good part of the limit between two answers (a fixed
+  // window's reset), and the window they repeat at, once three intervals agree.
+  readonly #resets: number[] = [];
+  #lastRemaining: number | undefined;
+  /** The window a fixed window resets at, read from Remaining's resets (ms), once known. */
+  windowMs: number | undefined;
+
+  constructor(minRate: number, targetShare = 0.99) {
+    this.#minRate = minRate;
+    this.#targetShare = targetShare;
+  }
+
+  /** The share of the upper bound a rate stays at: a throttle comes just above the vendor's rate. */
+  static readonly upperShare = 0.985;
+  /** Time constant of the sending-rate average and of the climb, ms. */
+  static readonly tauMs = 1000;
+  /** How far back answers are kept (a rate is read over it), ms. */
+  static readonly spanMs = 2000;
+  /** The span whose least Remaining says whether anything is left (a 1 s window's end), ms. */
+  static readonly leastMs = 1200;
+
+  #ceiling(): number {
+    return this.upper * RemainingOnlyRate.upperShare;
+  }
+
+  /**
+   * An answer that went through. `admitted`: admissions so far; `vendorCount`: what the vendor
+   * accepted so far as far as we know (admissions less those in flight and those throttled).
+   * `current`: the rate in force; `quietUntil`: no reading before (a pause just ended).
+   */
+  answer(
+    now: number,
+    remaining: number,
+    limit: number | undefined,
+    admitted: number,
+    vendorCount: number,
+    current: number,
+    quietUntil: number,
+  ): void {
+    if (limit !== undefined) this.#limit = limit;
+    this.#readReset(now, remaining, quietUntil);
+    const recent = this.#recent;
+    recent.push({ t: now, remaining, vendor: vendorCount + remaining });
+    while (recent.length > 2 && recent[0]!.t < now - RemainingOnlyRate.spanMs) recent.shift();
+    if (Number.isNaN(this.#sampleAt)) {
+      this.#sampleAt = now;
+      this.#sampleAdmitted = admitted;
+      return;
+    }
+    const dt = now - this.#sampleAt;
+    if (dt < 50) return;
+    const a = 1 - Math.exp(-dt / RemainingOnlyRate.tauMs);
+    this.#sendRate += a * (((admitted - this.#sampleAdmitted) * 1000) / dt - this.#sendRate);
+    this.#sampleAt = now;
+    this.#sampleAdmitted = admitted;
+    const rate = this.rate ?? current;
+    // Read only while we send at the rate in force, and not just after a pause.
+    if (this.#sendRate < 0.9 * rate || now < quietUntil) return;
+    const slope = this.#slope(this.#since(quietUntil), 1000);
+    if (slope !== undefined && slope <= 1.05 * this.#sendRate)
+      this.#accepted = Math.max(this.#accepted, Math.min(slope, rate));
+    let least = remaining;
+    for (const x of recent)
+      if (x.t >= now - RemainingOnlyRate.leastMs && x.remaining < least) least = x.remaining;
+    const l = Math.max(limit ?? remaining + 1, least + 1);
+    const next =
+      least >= 1
+        ? rate + a * (Math.min(2 * rate, (this.#sendRate * l) / (l - least)) - rate)
+        : rate * (1 + (0.015 * dt) / 1000);
+    this.rate = Math.max(this.#minRate, Math.min(next, this.#ceiling()));
+    this.#windowRate();
+  }
+
+  // A fixed window says its rate: its limit per window, paced a little under it.
+  #windowRate(): void {
+    if (this.windowMs === undefined) return;
+    const rate = ((this.#limit * 1000) / this.windowMs) * this.#targetShare;
+    this.rate = Math.max(this.#minRate, Math.min(this.#ceiling(), rate));
+  }
+
+  // Remaining back up by a quarter of the limit (3 at least) from one answer to the next, not
+  // across a pause, is a window's reset. Four resets whose three intervals agree within 15 %
+  // say the window: their mean.
+  #readReset(now: number, remaining: number, quietUntil: number): void {
+    const last = this.#lastRemaining;
+    this.#lastRemaining = remaining;
+    if (last === undefined || now < quietUntil - 1000 || remaining < last + Math.max(3, this.#limit / 4))
+      return;
+    const resets = this.#resets;
+    resets.push(now);
+    if (resets.length > 4) resets.shift();
+    if (resets.length < 4) return;
+    const mean = (resets[3]! - resets[0]!) / 3;
+    for (let i = 1; i < 4; i++) if (Math.abs(resets[i]! - resets[i - 1]! - mean) > 0.15 * mean) return;
+    // Answers come back a round trip late, and round trips vary: only a mean within 10 % of a
+    // window vendors configure is taken (as that window).
+    const round = nearestWindow(mean);
+    if (Math.abs(round - mean) > 0.1 * mean) return;
+    this.windowMs = round;
+    this.#windowRate();
+  }
+
+  // The answers kept, when all came after `from` (none were read through a pause).
+  #since(from: number): readonly { t: number; remaining: number; vendor: number }[] {
+    const recent = this.#recent;
+    return recent.length > 0 && recent[0]!.t >= from ? recent : [];
+  }
+
+  // Remaining fell by 2 or more over these answers, and never came back between two by more
+  // than answers out of order explain (a window's reset gives back a good part of its limit).
+  #draining(answers: readonly { remaining: number }[], limit: number): boolean {
+    const jump = Math.max(3, limit / 4);
+    for (let i = 1; i < answers.length; i++)
+      if (answers[i]!.remaining > answers[i - 1]!.remaining + jump) return false;
+    return answers.length > 2 && answers[0]!.remaining - answers[answers.length - 1]!.remaining >= 2;
+  }
+
+  // What the vendor freed per second over these answers: undefined over less than `minMs`.
+  #slope(answers: readonly { t: number; vendor: number }[], minMs: number): number | undefined {
+    const first = answers[0];
+    const last = answers[answers.length - 1];
+    if (first === undefined || last === undefined) return undefined;
+    const span = last.t - first.t;
+    return span < minMs ? undefined : ((last.vendor - first.vendor) * 1000) / span;
+  }
+
+  /**
+   * A throttle at `current`, the rate in force. Once a second: the requests in flight then are
+   * throttled together, and that is one event.
+   */
+  throttled(now: number, current: number, quietUntil: number): void {
+    if (now - this.#throttledAt < 1000) return;
+    this.#throttledAt = now;
+    const at = Math.min(this.rate ?? current, current);
+    // A bucket throttles long after we passed its rate, Remaining falling answer by answer: what
+    // it freed meanwhile (the slope of accepted + remaining) is that rate. A window's Remaining
+    // rises at its reset, or stays at 0 or 1 (a log, a counter): the rate in force is the bound.
+    const answers = this.#since(quietUntil);
+    const slope = this.#slope(answers, 1000);
+    const drained =
+      slope !== undefined && slope >= 0.5 * at && slope < at && this.#draining(answers, this.#limit);
+    this.upper = Math.min(this.upper, drained ? slope : at);
+    // Throttled at a fixed window's own pace: that was no fixed window (or not that one).
+    if (this.windowMs !== undefined) {
+      this.windowMs = undefined;
+      this.#resets.length = 0;
+    }
+    // Just above what the vendor accepted: stay under it. Far above: halve, and read again.
+    const next = Math.min(this.#ceiling(), Math.max(0.5 * at, this.#accepted));
+    this.rate = Math.max(this.#minRate, next);
+  }
+}
