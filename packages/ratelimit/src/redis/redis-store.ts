@@ -62,6 +62,8 @@ export class RedisStore implements RateStore {
     return this.#redis.status === 'ready';
   }
 
+  // The scripts answer a wait in milliseconds (a limiter's time, never money or a quantity of a
+  // claim): a plain number, as in the memory store.
   async take(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
     return Number(await this.#eval(SCRIPTS.take, levels, [now, cost, this.#ttlMs, ...specArgs(levels)]));
   }
