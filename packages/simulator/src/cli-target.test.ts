@@ -134,6 +134,6 @@ describe('rxgate-sim run --target', () => {
       join(dir, 'ledger.jsonl'),
     ]);
     assert.equal(r.signal, null);
-    assert.match(r.stdout, /vendor answers +refused:\d+/);
+    assert.match(r.stdout, /vendor answers +refused:\d+/, `exit ${r.status}, stderr:\n${r.stderr}`);
   });
 });
