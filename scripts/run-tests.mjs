@@ -3,7 +3,16 @@
 // one summed line ("tests: N passed, N failed") so a reader (or CI) sees the whole result.
 import { spawn } from 'node:child_process';
 
-const args = ['turbo', 'run', 'test', '--log-order=grouped', '--output-logs=full', ...process.argv.slice(2)];
+// --continue: a failing package does not cancel the others, so the closing line counts every test.
+const args = [
+  'turbo',
+  'run',
+  'test',
+  '--continue',
+  '--log-order=grouped',
+  '--output-logs=full',
+  ...process.argv.slice(2),
+];
 const child = spawn('npx', args, {
   stdio: ['ignore', 'pipe', 'pipe'],
   env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
