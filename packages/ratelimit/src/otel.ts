@@ -7,20 +7,14 @@ import type { LimiterEvent, LimiterListener } from './events.js';
 /** Attribute values as OpenTelemetry takes them, and the part of a `Meter` used (shared by every package). */
 export type { MeterLike, MetricAttributes } from '@rxgate/core';
 
+/** What `observe` reads: `createLimiter`'s and the Redis limiter's `snapshot`, one per collection. */
 export interface ObservableLimiter {
-  snapshot(key?: string):
-    | {
-        readonly tokens: number;
-        readonly ratePerSecond: number;
-        readonly waiting?: number;
-        readonly inFlight?: number;
-      }
-    | Promise<{
-        readonly tokens: number;
-        readonly ratePerSecond: number;
-        readonly waiting?: number;
-        readonly inFlight?: number;
-      }>;
+  snapshot(key?: string): Promise<{
+    readonly tokens: number;
+    readonly ratePerSecond: number;
+    readonly waiting?: number;
+    readonly inFlight?: number;
+  }>;
 }
 
 export interface LimiterTelemetryOptions {
