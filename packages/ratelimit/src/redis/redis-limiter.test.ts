@@ -144,9 +144,15 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
     await assert.rejects(b.acquire({ key: 'p', deadline: Date.now() + 500 }), isDeadlineExceededError);
     const snap = await b.snapshot();
     assert.ok(snap.pausedUntil - Date.now() > 1000, `paused until ${snap.pausedUntil}`);
+    const before = Date.now();
     await a.observe({ limit: 100, remaining: 5, resetSeconds: 10 }, {});
     const capped = await b.snapshot();
-    assert.ok(capped.tokens <= 5.01, `the cap reached the other process: ${JSON.stringify(capped)}`);
+    // Real time passes between the two on a busy machine: the level refills meanwhile.
+    const refilled = (capped.ratePerSecond * (Date.now() - before)) / 1000;
+    assert.ok(
+      capped.tokens <= 5.01 + refilled,
+      `the cap reached the other process: ${JSON.stringify(capped)}, ${refilled} refilled`,
+    );
     a.close();
     b.close();
   });
