@@ -204,18 +204,23 @@ export function gcra(ratePerSecond: number, burst: number): QuotaModel {
   };
 }
 
-/** The zoo's models, each a quota of `ratePerSecond` requests a second (20 unless told). */
-export function quotaModel(name: QuotaModelName, ratePerSecond = 20): QuotaModel {
+/**
+ * The zoo's models, each a quota of `ratePerSecond` requests a second (20 unless told) over a
+ * window of `windowMs` (1 s unless told): the window models count rate × window per window, the
+ * bucket holds a window's worth, GCRA a burst of half that.
+ */
+export function quotaModel(name: QuotaModelName, ratePerSecond = 20, windowMs = 1000): QuotaModel {
+  const perWindow = Math.max(1, Math.round((ratePerSecond * windowMs) / 1000));
   switch (name) {
     case 'fixed-window':
-      return fixedWindow(ratePerSecond, 1000);
+      return fixedWindow(perWindow, windowMs);
     case 'sliding-log':
-      return slidingLog(ratePerSecond, 1000);
+      return slidingLog(perWindow, windowMs);
     case 'sliding-counter':
-      return slidingCounter(ratePerSecond, 1000);
+      return slidingCounter(perWindow, windowMs);
     case 'token-bucket':
-      return tokenBucket(ratePerSecond, ratePerSecond);
+      return tokenBucket(perWindow, ratePerSecond);
     case 'gcra':
-      return gcra(ratePerSecond, ratePerSecond / 2);
+      return gcra(ratePerSecond, Math.max(1, perWindow / 2));
   }
 }
