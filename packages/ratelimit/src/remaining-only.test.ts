@@ -70,3 +70,51 @@ describe('RemainingOnlyRate: a fixed window read from its resets', () => {
     assert.equal(r.windowMs, undefined);
   });
 });
+
+describe('RemainingOnlyRate: a fixed window read through answers out of order', () => {
+  // A fixed window of `limit` per `windowMs`, sent to at `share` of its rate; each answer comes back
+  // after a round trip drawn from a seeded log-normal (p50 120 ms, p99 600 ms, as the zoo's slow
+  // vendor), so answers of the old window arrive after answers of the new one.
+  function shuffled(limit: number, windowMs: number, share: number, seconds: number): RemainingOnlyRate {
+    const r = new RemainingOnlyRate(0.1, 0.99);
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return (seed + 0.5) / 2 ** 31;
+    };
+    const gauss = (): number => Math.sqrt(-2 * Math.log(random())) * Math.cos(2 * Math.PI * random());
+    const every = windowMs / (share * limit);
+    const answers: { at: number; remaining: number; sent: number }[] = [];
+    let count = 0;
+    let window = -1;
+    let sent = 0;
+    for (let t = 0; t < seconds * 1000; t += every) {
+      sent++;
+      const w = Math.floor(t / windowMs);
+      if (w !== window) {
+        window = w;
+        count = 0;
+      }
+      count++;
+      const rtt = 120 * Math.exp(0.69 * gauss());
+      answers.push({ at: t + rtt, remaining: limit - count, sent });
+    }
+    answers.sort((a, b) => a.at - b.at);
+    for (const a of answers)
+      r.answer(a.at, a.remaining, limit, a.sent, a.sent, (share * limit * 1000) / windowMs, -Infinity);
+    return r;
+  }
+  const table: [string, number, number, number, number][] = [
+    // name, limit, window (ms), share of its rate sent, seconds of answers
+    ['20 a second (the zoo), at half its rate', 20, 1000, 0.5, 8],
+    ['7 a second, at 80 % of it', 7, 1000, 0.8, 20],
+    ['100 per 10 s, at half its rate', 100, 10_000, 0.5, 60],
+    ['50 per 2 s, at 90 % of it', 50, 2000, 0.9, 16],
+  ];
+  for (const [name, limit, windowMs, share, seconds] of table)
+    it(`${name}: the window, and 99 % of its rate, within ${seconds} s`, () => {
+      const r = shuffled(limit, windowMs, share, seconds);
+      assert.equal(r.windowMs, windowMs);
+      assert.ok(Math.abs(r.rate! - (0.99 * limit * 1000) / windowMs) < 1e-9, `rate ${r.rate}`);
+    });
+});

@@ -16,7 +16,8 @@
  * throttle puts it there at once (or halves it, when it came far above any rate the vendor was
  * seen to accept), so one throttle, not one a second, ends the search.
  */
-import { nearestWindow } from './round-window.js';
+import { windowFromResets } from './reset-period.js';
+import { ROUND_WINDOWS_MS } from './round-window.js';
 
 export class RemainingOnlyRate {
   readonly #minRate: number;
@@ -37,6 +38,8 @@ export class RemainingOnlyRate {
   // window's reset), and the window they repeat at, once three intervals agree.
   readonly #resets: number[] = [];
   #lastRemaining: number | undefined;
+  // The last reset read: Remaining then, and our admissions so far then.
+  #lastReset: { remaining: number; admitted: number } | undefined;
   /** The window a fixed window resets at, read from Remaining's resets (ms), once known. */
   windowMs: number | undefined;
 
@@ -53,6 +56,8 @@ export class RemainingOnlyRate {
   static readonly spanMs = 2000;
   /** The span whose least Remaining says whether anything is left (a 1 s window's end), ms. */
   static readonly leastMs = 1200;
+  /** How many of the last resets the window is read from. */
+  static readonly resetsKept = 12;
 
   #ceiling(): number {
     return this.upper * RemainingOnlyRate.upperShare;
@@ -73,7 +78,7 @@ export class RemainingOnlyRate {
     quietUntil: number,
   ): void {
     if (limit !== undefined) this.#limit = limit;
-    this.#readReset(now, remaining, quietUntil);
+    this.#readReset(now, remaining, admitted, quietUntil);
     const recent = this.#recent;
     recent.push({ t: now, remaining, vendor: vendorCount + remaining });
     while (recent.length > 2 && recent[0]!.t < now - RemainingOnlyRate.spanMs) recent.shift();
@@ -114,24 +119,33 @@ export class RemainingOnlyRate {
   }
 
   // Remaining back up by a quarter of the limit (3 at least) from one answer to the next, not
-  // across a pause, is a window's reset. Four resets whose three intervals agree within 15 %
-  // say the window: their mean.
-  #readReset(now: number, remaining: number, quietUntil: number): void {
+  // across a pause, is a window's reset (or an answer of the old window arriving after one of
+  // the new, when round trips vary). The window is the longest one vendors configure on which
+  // the last resets cluster in phase (reset-period.ts).
+  #readReset(now: number, remaining: number, admitted: number, quietUntil: number): void {
     const last = this.#lastRemaining;
     this.#lastRemaining = remaining;
-    if (last === undefined || now < quietUntil - 1000 || remaining < last + Math.max(3, this.#limit / 4))
+    const jump = Math.max(3, this.#limit / 4);
+    if (last === undefined || now < quietUntil - 1000 || remaining < last + jump) return;
+    // Still the window of the last reset: what it showed then, less what we sent since.
+    const prev = this.#lastReset;
+    this.#lastReset = { remaining, admitted };
+    if (
+      prev !== undefined &&
+      remaining + (admitted - prev.admitted) <= prev.remaining + Math.max(2, this.#limit / 8)
+    )
       return;
     const resets = this.#resets;
     resets.push(now);
-    if (resets.length > 4) resets.shift();
-    if (resets.length < 4) return;
-    const mean = (resets[3]! - resets[0]!) / 3;
-    for (let i = 1; i < 4; i++) if (Math.abs(resets[i]! - resets[i - 1]! - mean) > 0.15 * mean) return;
-    // Answers come back a round trip late, and round trips vary: only a mean within 10 % of a
-    // window vendors configure is taken (as that window).
-    const round = nearestWindow(mean);
-    if (Math.abs(round - mean) > 0.1 * mean) return;
-    this.windowMs = round;
+    if (resets.length > RemainingOnlyRate.resetsKept) resets.shift();
+    // Once read, the window stands until a throttle at its pace says it was not one.
+    if (this.windowMs !== undefined) return;
+    // A reset gives back what went in its window: at our pace, a window shorter than half the
+    // time that takes is not the one.
+    const minWindowMs = this.#sendRate > 0 ? (500 * jump) / this.#sendRate : 0;
+    const w = windowFromResets(resets, ROUND_WINDOWS_MS, { minWindowMs });
+    if (w === undefined) return;
+    this.windowMs = w;
     this.#windowRate();
   }
 

@@ -147,11 +147,21 @@ export function slidingCounter(limit: number, windowMs: number): QuotaModel {
   };
 }
 
+/**
+ * The IETF policy a bucket (or GCRA) of `capacity` refilled at `ratePerSecond` advertises: its
+ * rate over the time it takes to fill, a second at least (so `r`, at most the capacity, stays
+ * within `q`): 20 per 1 s for the zoo's bucket of 20 at 20/s, 100 per 10 s for one of 100 at 10/s.
+ */
+function bucketPolicy(capacity: number, ratePerSecond: number): { quota: number; windowSeconds: number } {
+  const windowSeconds = Math.max(1, Math.round(capacity / ratePerSecond));
+  return { quota: ratePerSecond * windowSeconds, windowSeconds };
+}
+
 /** A bucket of `capacity` refilled at `ratePerSecond`; reset = time until the bucket is full again. */
 export function tokenBucket(capacity: number, ratePerSecond: number): QuotaModel {
   let tokens = capacity;
   let at = Number.NaN;
-  const policy = { quota: ratePerSecond, windowSeconds: 1 };
+  const policy = bucketPolicy(capacity, ratePerSecond);
   return {
     name: 'token-bucket',
     ratePerSecond,
@@ -181,7 +191,7 @@ export function tokenBucket(capacity: number, ratePerSecond: number): QuotaModel
 export function gcra(ratePerSecond: number, burst: number): QuotaModel {
   const interval = 1000 / ratePerSecond;
   let tat = Number.NEGATIVE_INFINITY;
-  const policy = { quota: ratePerSecond, windowSeconds: 1 };
+  const policy = bucketPolicy(burst, ratePerSecond);
   return {
     name: 'gcra',
     ratePerSecond,
@@ -204,18 +214,23 @@ export function gcra(ratePerSecond: number, burst: number): QuotaModel {
   };
 }
 
-/** The zoo's models, each a quota of `ratePerSecond` requests a second (20 unless told). */
-export function quotaModel(name: QuotaModelName, ratePerSecond = 20): QuotaModel {
+/**
+ * The zoo's models, each a quota of `ratePerSecond` requests a second (20 unless told) over a
+ * window of `windowMs` (1 s unless told): the window models count rate × window per window, the
+ * bucket holds a window's worth, GCRA a burst of half that.
+ */
+export function quotaModel(name: QuotaModelName, ratePerSecond = 20, windowMs = 1000): QuotaModel {
+  const perWindow = Math.max(1, Math.round((ratePerSecond * windowMs) / 1000));
   switch (name) {
     case 'fixed-window':
-      return fixedWindow(ratePerSecond, 1000);
+      return fixedWindow(perWindow, windowMs);
     case 'sliding-log':
-      return slidingLog(ratePerSecond, 1000);
+      return slidingLog(perWindow, windowMs);
     case 'sliding-counter':
-      return slidingCounter(ratePerSecond, 1000);
+      return slidingCounter(perWindow, windowMs);
     case 'token-bucket':
-      return tokenBucket(ratePerSecond, ratePerSecond);
+      return tokenBucket(perWindow, ratePerSecond);
     case 'gcra':
-      return gcra(ratePerSecond, ratePerSecond / 2);
+      return gcra(ratePerSecond, Math.max(1, perWindow / 2));
   }
 }

@@ -6,7 +6,7 @@ import { undiciTransport } from '@rxgate/router';
 import { exponentialMs, logNormal, stream } from '../random.js';
 import { quotaModel } from './quota-models.js';
 import { answerOf } from './vendor-headers.js';
-import { LATENCY, type ZooRunResult, type ZooVendor, zooResult } from './zoo-run.js';
+import { LATENCY, type LatencyProfile, type ZooRunResult, type ZooVendor, zooResult } from './zoo-run.js';
 
 export interface ZooLoopbackOptions {
   readonly vendor: ZooVendor;
@@ -14,7 +14,7 @@ export interface ZooLoopbackOptions {
   readonly configured: { readonly rateShare: number; readonly burstShare: number };
   /** Offered load as a multiple of the quota. */
   readonly load: number;
-  readonly latency: 'fast' | 'slow';
+  readonly latency: LatencyProfile;
   /** The vendor's quota, requests per second (higher than the virtual zoo's 20 to keep runs short). @default 100 */
   readonly ratePerSecond?: number;
   /** Claims sent in all: bounds the run (about count / (load · rate) seconds). @default load · rate · 10 (10 s) */

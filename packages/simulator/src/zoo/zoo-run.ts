@@ -7,11 +7,13 @@ import { type QuotaModelName, type QuotaReport, quotaModel } from './quota-model
 import { answerOf, type HeaderStyle, type ThrottleStyle } from './vendor-headers.js';
 
 /** Network and processing time of a vendor: round trips log-normal with this median and p99. */
-export type LatencyProfile = 'fast' | 'slow';
+export type LatencyProfile = 'fast' | 'slow' | 'slower';
 
 export const LATENCY: Readonly<Record<LatencyProfile, { readonly p50: number; readonly p99: number }>> = {
   fast: { p50: 10, p99: 40 },
   slow: { p50: 120, p99: 600 },
+  /** Held out of the zoo's table (bench/zoo-heldout.ts). */
+  slower: { p50: 300, p99: 1500 },
 };
 
 export interface ZooVendor {
@@ -24,6 +26,10 @@ export interface ZooVendor {
    * One claim in three is for payer A, the rest for B (whose demand then exceeds its 15/s share).
    */
   readonly payerQuotaPerSecond?: number;
+  /** The quota, requests a second. @default 20 */
+  readonly ratePerSecond?: number;
+  /** The window the quota is counted over (see quotaModel), ms. @default 1000 */
+  readonly windowMs?: number;
 }
 
 export type ZooClient =
@@ -82,7 +88,7 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
   const budgetMs = o.budgetMs ?? 3_600_000;
   const seed = o.seed ?? 1;
   const clock = new VirtualClock(START);
-  const model = quotaModel(o.vendor.model);
+  const model = quotaModel(o.vendor.model, o.vendor.ratePerSecond, o.vendor.windowMs);
   const payerModel =
     o.vendor.payerQuotaPerSecond === undefined
       ? undefined

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { phaseCoherence, windowFromIntervals, windowFromResets } from './reset-period.js';
+import { ROUND_WINDOWS_MS } from './round-window.js';
+
+// A reset a round trip after each window's start, and, after some, a spurious one (an answer of
+// the old window arriving after one of the new).
+const resets = (w: number, n: number, delays: readonly number[], spurious: readonly number[] = []) =>
+  Array.from({ length: n }, (_, i) => [
+    5_000_000 + i * w + delays[i % delays.length]!,
+    ...(spurious[i % Math.max(1, spurious.length)]
+      ? [5_000_000 + i * w + spurious[i % spurious.length]!]
+      : []),
+  ]).flat();
+
+describe('windowFromResets: the window a fixed window resets at', () => {
+  const table: [string, readonly number[], number | undefined][] = [
+    ['steady: four resets a second apart', resets(1000, 4, [100]), 1000],
+    [
+      'a round trip that varies, with a spurious reset after every other one',
+      resets(1000, 8, [80, 200, 130, 60, 150], [0, 300, 0, 250]),
+      1000,
+    ],
+    ['a 10 s window, the same', resets(10_000, 7, [80, 200, 130, 60, 150], [0, 300, 0, 250]), 10_000],
+    ['every second reset of a 1 s window missed: 2 s', resets(2000, 6, [100, 180]), 2000],
+    [
+      'resets that follow no window',
+      [0, 730, 1290, 2410, 2800, 3950, 4410, 5330, 6170, 7660, 8020, 9110].map((t) => t + 5_000_000),
+      undefined,
+    ],
+    ['three resets: too few', resets(1000, 3, [100]), undefined],
+  ];
+  for (const [name, times, expected] of table)
+    it(name, () => assert.equal(windowFromResets(times, ROUND_WINDOWS_MS), expected));
+
+  it('a window shorter than minWindowMs is not read', () => {
+    assert.equal(windowFromResets(resets(200, 12, [20]), ROUND_WINDOWS_MS, { minWindowMs: 400 }), undefined);
+  });
+
+  it('the interval rule alone: agreeing intervals near a configured window', () => {
+    assert.equal(windowFromIntervals([0, 1010, 1990, 3000], ROUND_WINDOWS_MS), 1000);
+    assert.equal(windowFromIntervals([0, 1000, 1600, 3000], ROUND_WINDOWS_MS), undefined);
+    assert.equal(windowFromIntervals([0, 700, 1400, 2100], ROUND_WINDOWS_MS), undefined);
+  });
+
+  it('phaseCoherence: 1 at one phase, 0 at evenly spread ones', () => {
+    assert.ok(Math.abs(phaseCoherence([100, 1100, 2100], 1000) - 1) < 1e-9);
+    assert.ok(phaseCoherence([0, 250, 500, 750], 1000) < 1e-9);
+  });
+
+  it('property: resets a round trip (under a tenth of the window) after each start, a spurious one within a fifth of it after at most every other, give the window', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...ROUND_WINDOWS_MS.filter((w) => w >= 200 && w <= 60_000)),
+        fc.array(fc.double({ min: 0, max: 0.1, noNaN: true }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0.05, max: 0.2, noNaN: true })), {
+          maxLength: 12,
+        }),
+        fc.integer({ min: 8, max: 14 }),
+        fc.integer({ min: 0, max: 10_000_000 }),
+        (w, delays, spurious, n, start) => {
+          const times = Array.from({ length: n }, (_, i) => {
+            const t = start + i * w + delays[i % delays.length]! * w;
+            const s = i % 2 === 1 ? (spurious[i % Math.max(1, spurious.length)] ?? 0) : 0;
+            return s > 0 ? [t, t + s * w] : [t];
+          }).flat();
+          assert.equal(windowFromResets(times.slice(-12), ROUND_WINDOWS_MS), w);
+        },
+      ),
+    );
+  });
+});

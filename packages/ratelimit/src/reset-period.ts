@@ -1,0 +1,90 @@
+/**
+ * The window of a fixed-window vendor that reports Remaining but no reset, read from the times
+ * Remaining came back up (its resets, as the answers show them). A pure decision, tested as a
+ * table in reset-period.test.ts.
+ *
+ * Answers come back out of order when round trips vary: an answer from the old window that
+ * arrives after the first answers of the new one makes Remaining fall and rise again, a second
+ * "reset" a few hundred ms after the true one. So consecutive intervals do not agree, and an
+ * estimate from them is thrown off. What holds is the phase: true and spurious resets alike
+ * come a round trip or so after a multiple of the window. The times are folded onto each
+ * window vendors configure; the window is the longest one on which they cluster (the mean
+ * resultant length of their phases is at least `coherence`). A window's divisors fold the same
+ * times into one cluster as well, hence the longest; a multiple of it splits them into several.
+ * Times that follow no window (a sliding log's Remaining moving with our own traffic) spread
+ * their phases and give none. Where round trips are steady, four resets whose intervals agree
+ * say it sooner (`windowFromIntervals`, the rule before).
+ */
+export function windowFromResets(
+  /** Times Remaining came back up (ms), oldest first. */
+  times: readonly number[],
+  /** The windows vendors configure (ms), any order. */
+  windows: readonly number[],
+  options: {
+    /** Least number of resets read. @default 6 */
+    readonly minResets?: number;
+    /** Least number of windows the resets must span. @default 4 */
+    readonly minCycles?: number;
+    /** Least mean resultant length of the phases. @default 0.75 */
+    readonly coherence?: number;
+    /**
+     * The shortest window the resets can be: one gives back what was spent in it, so a window in
+     * which we could not have spent what came back is not theirs. @default 0
+     */
+    readonly minWindowMs?: number;
+  } = {},
+): number | undefined {
+  const minResets = options.minResets ?? 6;
+  const minCycles = options.minCycles ?? 4;
+  const coherence = options.coherence ?? 0.75;
+  const minWindowMs = options.minWindowMs ?? 0;
+  const allowed = windows.filter((w) => w >= minWindowMs);
+  const agreed = windowFromIntervals(times, allowed);
+  if (agreed !== undefined || times.length < minResets) return agreed;
+  const span = times[times.length - 1]! - times[0]!;
+  let best: number | undefined;
+  for (const w of allowed) {
+    if (span < minCycles * w || (best !== undefined && w <= best)) continue;
+    if (phaseCoherence(times, w) >= coherence && coversCycles(times, w, minCycles)) best = w;
+  }
+  return best;
+}
+
+/**
+ * The last four resets, when their three intervals agree within 15 % and their mean lies within
+ * 10 % of a window vendors configure: that window. Quick where round trips are steady; where they
+ * vary, the phases (above) say it.
+ */
+export function windowFromIntervals(
+  times: readonly number[],
+  windows: readonly number[],
+): number | undefined {
+  const n = times.length;
+  if (n < 4 || windows.length === 0) return undefined;
+  const last = times.slice(n - 4);
+  const mean = (last[3]! - last[0]!) / 3;
+  for (let i = 1; i < 4; i++) if (Math.abs(last[i]! - last[i - 1]! - mean) > 0.15 * mean) return undefined;
+  let round = windows[0]!;
+  for (const w of windows) if (Math.abs(w - mean) < Math.abs(round - mean)) round = w;
+  return Math.abs(round - mean) <= 0.1 * mean ? round : undefined;
+}
+
+/** The mean resultant length of the times' phases on a period of `w`: 1 all at one phase, near 0 spread. */
+export function phaseCoherence(times: readonly number[], w: number): number {
+  let c = 0;
+  let s = 0;
+  for (const t of times) {
+    const a = (2 * Math.PI * (t % w)) / w;
+    c += Math.cos(a);
+    s += Math.sin(a);
+  }
+  return Math.hypot(c, s) / times.length;
+}
+
+// The resets fall in at least `n` distinct windows: one window's burst of spurious resets is
+// not a period.
+function coversCycles(times: readonly number[], w: number, n: number): boolean {
+  const seen = new Set<number>();
+  for (const t of times) seen.add(Math.floor(t / w));
+  return seen.size >= n;
+}
