@@ -174,6 +174,14 @@ describe('the most restrictive of several policies', () => {
     });
   });
 
+  it('a policy with only a remaining, or only a limit, still counts (per second: no window known)', () => {
+    // X-RateLimit-Remaining 2, no limit, no reset: 2 left over an unknown window, taken as 1 s:
+    // 2/s; "a": 50 over 10 s = 5/s. The remaining-only policy is the more restrictive.
+    assert.deepEqual(q({ 'x-ratelimit-remaining': '2', ratelimit: '"a";r=50;t=10' }), { remaining: 2 });
+    // X-RateLimit-Limit 3 alone: 3 left (its limit) per second; "a": 5/s.
+    assert.deepEqual(q({ 'x-ratelimit-limit': '3', ratelimit: '"a";r=50;t=10' }), { limit: 3 });
+  });
+
   it('an inner list, an empty name and a byte sequence name no policy', () => {
     for (const first of ['("x" "y");r=0;t=9', '"";r=0;t=9', ':aGk=:;r=0;t=9'])
       assert.deepEqual(
@@ -243,6 +251,33 @@ describe('the most restrictive of several policies', () => {
         resetSeconds: 7,
       });
     });
+  });
+});
+
+describe('a RateLimit value that gives no number says nothing', () => {
+  // parseQuota: "undefined when the answer says nothing about the quota"; "malformed values are
+  // ignored". A policy name or a window alone is no limit, remaining or reset.
+  it('is no signal, alone or with a Retry-After', () => {
+    for (const ratelimit of [
+      'limit=abc',
+      'limit=abc, remaining=, reset=soon',
+      '"default"',
+      '"default";r=abc;t=later',
+      '"default"; r = abc',
+      'default;pk=:cHJvZ3JhbTE=:',
+    ]) {
+      assert.equal(q({ ratelimit }), undefined, ratelimit);
+      assert.equal(
+        q({ ratelimit, 'ratelimit-policy': '"default";w=10' }),
+        undefined,
+        `${ratelimit} with a window`,
+      );
+      assert.deepEqual(
+        q({ ratelimit, 'retry-after': '3' }),
+        { retryAfterMs: 3000 },
+        `${ratelimit} with Retry-After`,
+      );
+    }
   });
 });
 
