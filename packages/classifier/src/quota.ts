@@ -229,8 +229,11 @@ function parseLenient(s: string): SfItem[] {
   for (const raw of splitList(s)) {
     const parts = raw.split(';');
     let name = parts[0]!.trim();
+    // A quoted name may hold blanks and "=" (an sf-string may); an unquoted one with either is
+    // no name but a near-miss of something else (`limit = 10`).
     if (name.startsWith('"') && name.endsWith('"') && name.length >= 2) name = name.slice(1, -1);
-    if (name === '' || /[\s=]/.test(name)) continue;
+    else if (/[\s=]/.test(name)) continue;
+    if (name === '') continue;
     const params = new Map<string, string>();
     for (const part of parts.slice(1)) {
       const eq = part.indexOf('=');
