@@ -182,6 +182,17 @@ describe('the most restrictive of several policies', () => {
     assert.deepEqual(q({ 'x-ratelimit-limit': '3', ratelimit: '"a";r=50;t=10' }), { limit: 3 });
   });
 
+  it('policies that give only a reset still give one of them', () => {
+    // Nothing is known to be left in either: neither is less sustainable; a signal all the same.
+    for (const headers of [
+      { ratelimit: '"a";t=5, "b";t=9' },
+      { 'x-ratelimit-reset': '5', ratelimit: '"b";t=9' },
+    ]) {
+      const s = q(headers);
+      assert.ok(s?.resetSeconds === 5 || s?.resetSeconds === 9, JSON.stringify(s));
+    }
+  });
+
   it('an inner list, an empty name and a byte sequence name no policy', () => {
     for (const first of ['("x" "y");r=0;t=9', '"";r=0;t=9', ':aGk=:;r=0;t=9'])
       assert.deepEqual(
@@ -216,6 +227,21 @@ describe('the most restrictive of several policies', () => {
         resetSeconds: 6.4,
         policy: 'default',
       });
+    });
+    it('count once the other way round: the IETF spelling without a limit, X-RateLimit more precise', () => {
+      // As two policies the IETF one (5 in 7.4 s) would be the tighter; it is X-RateLimit's twin.
+      assert.deepEqual(q({ ...x, 'x-ratelimit-remaining': '5', ratelimit: '"d";r=5;t=7.4' }), {
+        limit: 100,
+        remaining: 5,
+        resetSeconds: 7,
+      });
+    });
+    it('with the same reset, one of the two is reported (neither is the more precise)', () => {
+      const s = q({ ...x, ratelimit: '"default";r=10;t=7', 'ratelimit-policy': '"default";q=100' });
+      assert.deepEqual(
+        { ...s, policy: undefined },
+        { limit: 100, remaining: 10, resetSeconds: 7, policy: undefined },
+      );
     });
     it('are two policies when their resets are a second or more apart', () => {
       assert.deepEqual(q({ ...x, ratelimit: '"default";r=10;t=6' }), {
