@@ -12,6 +12,10 @@
 // mutation-survivors.txt instead; sound only while the source is as it was when the list was
 // written.
 //
+// --recheck --only <file>[,<file>…]: rechecks the lines of the listed survivors of those files
+// alone (from mutation-survivors.txt, whatever full.json holds), the other files' lines kept as
+// they are; no package score. Sound while those files' source is as it was when listed.
+//
 // --only <file>[,<file>…] (source paths inside the package): mutates those files alone and puts
 // their answers into the last run's result in place of theirs (every mutant of those files run
 // anew), so a package can be measured file by file; the score line says which files the result
@@ -78,12 +82,12 @@ for (const name of packages) {
   const stryker = ['stryker', 'run'];
   const listPath = join(dir, 'mutation-survivors.txt');
   let fromList = false;
-  if (only) {
+  if (only && !recheck) {
     stryker.push('--mutate', only.join(','));
     if (existsSync(fullPath)) previous = JSON.parse(readFileSync(fullPath, 'utf8'));
   } else if (recheck) {
     const ranges = new Set();
-    if (existsSync(fullPath)) {
+    if (existsSync(fullPath) && !only) {
       previous = JSON.parse(readFileSync(fullPath, 'utf8'));
       for (const [path, file] of Object.entries(previous.files))
         for (const m of file.mutants)
@@ -93,7 +97,7 @@ for (const name of packages) {
       fromList = true;
       for (const line of readFileSync(listPath, 'utf8').split('\n')) {
         const at = /^(\S+?):(\d+):\d+[- ]/.exec(line);
-        if (at) ranges.add(`${at[1]}:${at[2]}-${at[2]}`);
+        if (at && (!only || only.includes(at[1]))) ranges.add(`${at[1]}:${at[2]}-${at[2]}`);
       }
     } else {
       lines.push(`${name}: nothing to recheck (no full run, no survivors list)`);
@@ -115,7 +119,7 @@ for (const name of packages) {
     continue;
   }
   let report = JSON.parse(readFileSync(reportPath, 'utf8'));
-  if (only && previous) {
+  if (only && !recheck && previous) {
     for (const [path, file] of Object.entries(report.files)) previous.files[path] = file;
     report = previous;
   } else if (previous && recheck) {
@@ -145,7 +149,7 @@ for (const name of packages) {
       const i = line.indexOf(' # ');
       if (i > 0) reasons.set(line.slice(0, i), line.slice(i + 3));
       const file = line.split(':')[0];
-      if (line !== '' && !fromList && !(file in report.files)) kept.push(line);
+      if (line !== '' && !(file in report.files)) kept.push(line);
     }
   const reasonOf = ([k, old]) => reasons.get(k) ?? reasons.get(old);
   const listed = [
