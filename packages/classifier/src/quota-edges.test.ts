@@ -291,6 +291,7 @@ describe('a RateLimit value that gives no number says nothing', () => {
       '"default";r=abc;t=later',
       '"default"; r = abc',
       'default;pk=:cHJvZ3JhbTE=:',
+      '"a";r=abc, "b";t=later',
     ]) {
       assert.equal(q({ ratelimit }), undefined, ratelimit);
       assert.equal(

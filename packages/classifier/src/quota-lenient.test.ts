@@ -89,6 +89,12 @@ describe('a RateLimit list RFC 9651 refuses is read leniently', () => {
     });
   });
 
+  it('a flag (a key without "=") is no number, and only its own key is set', () => {
+    assert.deepEqual(q('a ;r = 5;rx;t = 1'), { remaining: 5, resetSeconds: 1, policy: 'a' });
+    // A later parameter of the same key wins, as in a valid list: the flag r is no number.
+    assert.deepEqual(q('a ; r = 5 ; r ; t = 1'), { resetSeconds: 1, policy: 'a' });
+  });
+
   it('an empty quoted value is no number', () => {
     assert.deepEqual(q('a ; r = "" ; t = 5'), { resetSeconds: 5, policy: 'a' });
   });
