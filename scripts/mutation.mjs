@@ -16,6 +16,8 @@
 // alone (from mutation-survivors.txt, whatever full.json holds), the other files' lines kept as
 // they are; no package score. Sound while those files' source is as it was when listed.
 //
+// --recheck --unexplained: from the list, only the lines of survivors without a reason.
+//
 // --only <file>[,<file>…] (source paths inside the package): mutates those files alone and puts
 // their answers into the last run's result in place of theirs (every mutant of those files run
 // anew), so a package can be measured file by file; the score line says which files the result
@@ -27,6 +29,7 @@ import { basename, join } from 'node:path';
 const GOALS = { classifier: 90, breaker: 90, router: 90, ratelimit: 80 };
 const args = process.argv.slice(2);
 const recheck = args.includes('--recheck');
+const unexplained = args.includes('--unexplained');
 const onlyAt = args.indexOf('--only');
 const only = onlyAt < 0 ? undefined : (args[onlyAt + 1] ?? '').split(',').filter(Boolean);
 const asked = args.filter((a, i) => !a.startsWith('--') && !(onlyAt >= 0 && i === onlyAt + 1));
@@ -82,6 +85,8 @@ for (const name of packages) {
   const stryker = ['stryker', 'run'];
   const listPath = join(dir, 'mutation-survivors.txt');
   let fromList = false;
+  // The list's lines (file:line) a recheck from the list ran again; the others stay as listed.
+  const rechecked = new Set();
   if (only && !recheck) {
     stryker.push('--mutate', only.join(','));
     if (existsSync(fullPath)) previous = JSON.parse(readFileSync(fullPath, 'utf8'));
@@ -96,8 +101,11 @@ for (const name of packages) {
       // "src/x.ts:12:4-12:20 Mutator → replacement # reason": the line of each listed survivor.
       fromList = true;
       for (const line of readFileSync(listPath, 'utf8').split('\n')) {
-        const at = /^(\S+?):(\d+):\d+[- ]/.exec(line);
-        if (at && (!only || only.includes(at[1]))) ranges.add(`${at[1]}:${at[2]}-${at[2]}`);
+        // A mutant may span lines (a condition over several): its range to its end line.
+        const at = /^(\S+?):(\d+):\d+(?:-(\d+):\d+)? /.exec(line);
+        if (!at || (only && !only.includes(at[1])) || (unexplained && line.includes(' # '))) continue;
+        ranges.add(`${at[1]}:${at[2]}-${at[3] ?? at[2]}`);
+        rechecked.add(`${at[1]}:${at[2]}`);
       }
     } else {
       lines.push(`${name}: nothing to recheck (no full run, no survivors list)`);
@@ -131,7 +139,8 @@ for (const name of packages) {
       for (const m of file.mutants) if (alive(m) && now.has(key(path, m))) m.status = now.get(key(path, m));
     report = previous;
   }
-  writeFileSync(fullPath, JSON.stringify(report));
+  // A recheck of the list's lines holds only those lines: no full result to keep.
+  if (!fromList) writeFileSync(fullPath, JSON.stringify(report));
 
   const count = {};
   const survivors = [];
@@ -149,7 +158,9 @@ for (const name of packages) {
       const i = line.indexOf(' # ');
       if (i > 0) reasons.set(line.slice(0, i), line.slice(i + 3));
       const file = line.split(':')[0];
-      if (line !== '' && !(file in report.files)) kept.push(line);
+      const at = /^(\S+?):(\d+):/.exec(line);
+      const ranAgain = fromList ? at !== null && rechecked.has(`${at[1]}:${at[2]}`) : file in report.files;
+      if (line !== '' && !ranAgain) kept.push(line);
     }
   const reasonOf = ([k, old]) => reasons.get(k) ?? reasons.get(old);
   const listed = [
