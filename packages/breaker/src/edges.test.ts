@@ -114,6 +114,17 @@ describe('health probes', () => {
     assert.equal(b.state, 'open');
   });
 
+  it('a successful probe is reported as a success', async () => {
+    const { b, clock, events } = tripped(async () => true);
+    await clock.advance(100);
+    await flush();
+    assert.deepEqual(
+      events.filter((e) => e.type === 'probe-finished'),
+      [{ type: 'probe-finished', health: true, outcome: 'success' }],
+    );
+    assert.equal(b.state, 'closed');
+  });
+
   it('one success closes: no further probe is sent', async () => {
     let runs = 0;
     const { b, clock } = tripped(async () => {
@@ -142,6 +153,49 @@ describe('health probes', () => {
     answers[1]!(true); // probe 2: one success of the two needed
     await flush();
     assert.equal(b.state, 'half-open', 'the late answer counted as a success of this half-open');
+  });
+});
+
+describe('slow calls (README: calls over the threshold count as slow)', () => {
+  // One call of `ms` on the breaker's virtual clock, then its outcome.
+  const call = (b: CircuitBreaker, clock: VirtualClock, ms: number) => {
+    const p = b.tryAcquire();
+    assert.equal(p.kind, 'permit');
+    clock.advanceSync(ms);
+    if (p.kind === 'permit') p.success();
+  };
+
+  it('a time window: a call of exactly the threshold is not slow, one a millisecond longer is', () => {
+    const policy = {
+      kind: 'time-window',
+      windowMs: 10_000,
+      minimumCalls: 2,
+      slowCall: { thresholdMs: 100, rate: 0.5 },
+    } as const;
+    const clock = new VirtualClock();
+    const at = new CircuitBreaker({ policy, clock });
+    call(at, clock, 100);
+    call(at, clock, 100);
+    assert.equal(at.state, 'closed', '2 calls of 100 ms: none over 100 ms');
+    const over = new CircuitBreaker({ policy, clock });
+    call(over, clock, 101);
+    call(over, clock, 101);
+    assert.equal(over.state, 'open', '2 calls of 101 ms: 2 of 2 slow');
+  });
+
+  it('a count window: a slow call that leaves the window no longer counts', () => {
+    const clock = new VirtualClock();
+    const b = new CircuitBreaker({
+      policy: { kind: 'count-window', size: 2, minimumCalls: 2, slowCall: { thresholdMs: 100, rate: 1 } },
+      clock,
+    });
+    call(b, clock, 200); // [slow]
+    call(b, clock, 10); // [slow, fast]: 1 of 2
+    call(b, clock, 10); // [fast, fast]: the slow call left
+    call(b, clock, 200); // [fast, slow]: 1 of 2, under 100 %
+    assert.equal(b.state, 'closed');
+    call(b, clock, 200); // [slow, slow]: 2 of 2
+    assert.equal(b.state, 'open');
   });
 });
 

@@ -174,6 +174,25 @@ describe('the most restrictive of several policies', () => {
     });
   });
 
+  it('a policy with only a remaining, or only a limit, still counts (per second: no window known)', () => {
+    // X-RateLimit-Remaining 2, no limit, no reset: 2 left over an unknown window, taken as 1 s:
+    // 2/s; "a": 50 over 10 s = 5/s. The remaining-only policy is the more restrictive.
+    assert.deepEqual(q({ 'x-ratelimit-remaining': '2', ratelimit: '"a";r=50;t=10' }), { remaining: 2 });
+    // X-RateLimit-Limit 3 alone: 3 left (its limit) per second; "a": 5/s.
+    assert.deepEqual(q({ 'x-ratelimit-limit': '3', ratelimit: '"a";r=50;t=10' }), { limit: 3 });
+  });
+
+  it('policies that give only a reset still give one of them', () => {
+    // Nothing is known to be left in either: neither is less sustainable; a signal all the same.
+    for (const headers of [
+      { ratelimit: '"a";t=5, "b";t=9' },
+      { 'x-ratelimit-reset': '5', ratelimit: '"b";t=9' },
+    ]) {
+      const s = q(headers);
+      assert.ok(s?.resetSeconds === 5 || s?.resetSeconds === 9, JSON.stringify(s));
+    }
+  });
+
   it('an inner list, an empty name and a byte sequence name no policy', () => {
     for (const first of ['("x" "y");r=0;t=9', '"";r=0;t=9', ':aGk=:;r=0;t=9'])
       assert.deepEqual(
@@ -209,6 +228,21 @@ describe('the most restrictive of several policies', () => {
         policy: 'default',
       });
     });
+    it('count once the other way round: the IETF spelling without a limit, X-RateLimit more precise', () => {
+      // As two policies the IETF one (5 in 7.4 s) would be the tighter; it is X-RateLimit's twin.
+      assert.deepEqual(q({ ...x, 'x-ratelimit-remaining': '5', ratelimit: '"d";r=5;t=7.4' }), {
+        limit: 100,
+        remaining: 5,
+        resetSeconds: 7,
+      });
+    });
+    it('with the same reset, one of the two is reported (neither is the more precise)', () => {
+      const s = q({ ...x, ratelimit: '"default";r=10;t=7', 'ratelimit-policy': '"default";q=100' });
+      assert.deepEqual(
+        { ...s, policy: undefined },
+        { limit: 100, remaining: 10, resetSeconds: 7, policy: undefined },
+      );
+    });
     it('are two policies when their resets are a second or more apart', () => {
       assert.deepEqual(q({ ...x, ratelimit: '"default";r=10;t=6' }), {
         limit: 100,
@@ -243,6 +277,34 @@ describe('the most restrictive of several policies', () => {
         resetSeconds: 7,
       });
     });
+  });
+});
+
+describe('a RateLimit value that gives no number says nothing', () => {
+  // parseQuota: "undefined when the answer says nothing about the quota"; "malformed values are
+  // ignored". A policy name or a window alone is no limit, remaining or reset.
+  it('is no signal, alone or with a Retry-After', () => {
+    for (const ratelimit of [
+      'limit=abc',
+      'limit=abc, remaining=, reset=soon',
+      '"default"',
+      '"default";r=abc;t=later',
+      '"default"; r = abc',
+      'default;pk=:cHJvZ3JhbTE=:',
+      '"a";r=abc, "b";t=later',
+    ]) {
+      assert.equal(q({ ratelimit }), undefined, ratelimit);
+      assert.equal(
+        q({ ratelimit, 'ratelimit-policy': '"default";w=10' }),
+        undefined,
+        `${ratelimit} with a window`,
+      );
+      assert.deepEqual(
+        q({ ratelimit, 'retry-after': '3' }),
+        { retryAfterMs: 3000 },
+        `${ratelimit} with Retry-After`,
+      );
+    }
   });
 });
 

@@ -112,8 +112,8 @@ export function readQuota(h: HeaderReader, now: number): QuotaSignal | undefined
     retryAfter === undefined
       ? undefined
       : parseRetryAfter(retryAfter, { now, date: /^\s*\d/.test(retryAfter) ? undefined : h('date') });
-  // One candidate (the usual case) needs no comparison.
-  const chosen = candidates.length === 1 ? candidates[0] : mostRestrictive(candidates);
+  // One candidate (the usual case) needs no comparison, only the check that it says something.
+  const chosen = candidates.length === 1 ? informative(candidates[0]!) : mostRestrictive(candidates);
   if (chosen === undefined && retryAfterMs === undefined) return undefined;
   if (chosen === undefined) return { retryAfterMs: retryAfterMs! };
   // A chosen policy is already a fresh object of its own: it becomes the signal.
@@ -135,6 +135,12 @@ function policy(
   return p;
 }
 
+// A policy that gives a number: a name or a window alone (`limit=abc`, `"default";r=abc`) says
+// nothing about the quota.
+function informative(p: Policy): Policy | undefined {
+  return p.remaining === undefined && p.limit === undefined && p.resetSeconds === undefined ? undefined : p;
+}
+
 /**
  * Least sustainable first: no remaining at all, then the fewest remaining per second of window
  * left. Two spellings of one policy (the same limit and remaining, as X-RateLimit-* and the
@@ -145,8 +151,7 @@ function mostRestrictive(ps: Policy[]): Policy | undefined {
   let bestScore = Number.POSITIVE_INFINITY;
   for (let i = 0; i < ps.length; i++) {
     const p = ps[i]!;
-    if (p.remaining === undefined && p.limit === undefined && p.resetSeconds === undefined) continue;
-    if (hasPreciserTwin(ps, p)) continue;
+    if (informative(p) === undefined || hasPreciserTwin(ps, p)) continue;
     const r = p.remaining ?? p.limit ?? Number.POSITIVE_INFINITY;
     const t = p.resetSeconds ?? p.windowSeconds ?? 1;
     const score = r === 0 ? -t : r / Math.max(t, 1e-3);
@@ -224,8 +229,11 @@ function parseLenient(s: string): SfItem[] {
   for (const raw of splitList(s)) {
     const parts = raw.split(';');
     let name = parts[0]!.trim();
+    // A quoted name may hold blanks and "=" (an sf-string may); an unquoted one with either is
+    // no name but a near-miss of something else (`limit = 10`).
     if (name.startsWith('"') && name.endsWith('"') && name.length >= 2) name = name.slice(1, -1);
-    if (name === '' || /[\s=]/.test(name)) continue;
+    else if (/[\s=]/.test(name)) continue;
+    if (name === '') continue;
     const params = new Map<string, string>();
     for (const part of parts.slice(1)) {
       const eq = part.indexOf('=');
