@@ -1,8 +1,9 @@
 import type { Clock, TimerHandle } from '@rxgate/ratelimit';
-import type { AuditLog, AuditRecord } from './audit.js';
+import { type AuditLog, type AuditRecord, MemoryAuditLog } from './audit.js';
 import type { LogSafe } from './phi.js';
 
 const FALSE = Promise.resolve(false);
+const TRUE = Promise.resolve(true);
 const TRUE_FN = () => true;
 
 /** What the keeper tells the router when the audit log fails, recovers, or overflows. */
@@ -24,6 +25,11 @@ export class AuditKeeper {
   readonly #limit: number;
   readonly #baseMs: number;
   readonly #alarm: (a: AuditAlarm) => void;
+  /**
+   * The log is exactly a `MemoryAuditLog`: its append has kept the record when it returns and
+   * never fails, so it is not waited for (a subclass may write elsewhere: it is waited for).
+   */
+  readonly #atOnce: boolean;
   #backlog: Array<LogSafe<AuditRecord>> = [];
   #draining: Promise<void> | undefined;
   #timer: TimerHandle | undefined;
@@ -37,6 +43,7 @@ export class AuditKeeper {
     this.#baseMs = baseMs;
     this.#delayMs = baseMs;
     this.#alarm = alarm;
+    this.#atOnce = Object.getPrototypeOf(log) === MemoryAuditLog.prototype;
   }
 
   /** Records held, not yet written. */
@@ -59,6 +66,10 @@ export class AuditKeeper {
       this.#backlog.push(record);
       this.#drainSoon();
       return FALSE;
+    }
+    if (this.#atOnce) {
+      void this.#log.append(record);
+      return TRUE;
     }
     let written: Promise<void>;
     try {

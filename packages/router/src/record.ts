@@ -48,7 +48,7 @@ export class Recorder {
   readonly otel: RouterOtel | undefined;
   readonly #o: Resolved;
   readonly #nodes: Map<string, NodeMetrics>;
-  readonly #outcomes = new Map<string, CounterHandle>();
+  readonly #outcomes: Record<Lane, Map<string, CounterHandle>> = { pos: new Map(), batch: new Map() };
   readonly #claimLatency: Record<Lane, HistogramHandle>;
   readonly #waits: Record<Lane, HistogramHandle>;
   readonly #auditBacklog: GaugeHandle;
@@ -153,9 +153,12 @@ export class Recorder {
   /** One request and its verdict. */
   attempt(s: Subject, attempt: number, node: string, verdict: Verdict, latencyMs: number, at: number): void {
     const nm = this.#nodes.get(node)!;
-    handle(nm.attempts, verdict.kind, () =>
-      this.metrics.counter('rxgate_attempts_total', labels(node, undefined, verdict.kind)),
-    ).inc();
+    let attempts = nm.attempts.get(verdict.kind);
+    if (attempts === undefined) {
+      attempts = this.metrics.counter('rxgate_attempts_total', labels(node, undefined, verdict.kind));
+      nm.attempts.set(verdict.kind, attempts);
+    }
+    attempts.inc();
     nm.latency.observe(latencyMs);
     if (verdict.quota?.remaining !== undefined) {
       nm.remaining.set(verdict.quota.remaining);
@@ -191,9 +194,12 @@ export class Recorder {
 
   /** The claim's one outcome: counted, announced, and written durably (or held: then `auditDegraded`). */
   async outcome(outcome: Outcome, lane: Lane): Promise<Outcome> {
-    handle(this.#outcomes, `${lane}|${outcome.kind}`, () =>
-      this.metrics.counter('rxgate_outcomes_total', labels(undefined, lane, outcome.kind)),
-    ).inc();
+    let outcomes = this.#outcomes[lane].get(outcome.kind);
+    if (outcomes === undefined) {
+      outcomes = this.metrics.counter('rxgate_outcomes_total', labels(undefined, lane, outcome.kind));
+      this.#outcomes[lane].set(outcome.kind, outcomes);
+    }
+    outcomes.inc();
     this.#claimLatency[lane].observe(outcome.elapsedMs);
     if (this.#heard('outcome'))
       this.emit({
@@ -221,16 +227,6 @@ export class Recorder {
     if (!written) (outcome as Mutable<Outcome>).auditDegraded = true;
     return outcome;
   }
-}
-
-/** The metric handle of `key` in `cache`, made once. */
-function handle(cache: Map<string, CounterHandle>, key: string, make: () => CounterHandle): CounterHandle {
-  let c = cache.get(key);
-  if (c === undefined) {
-    c = make();
-    cache.set(key, c);
-  }
-  return c;
 }
 
 /** The PHI-free fields of an outcome for the audit log (amounts as decimal strings). */
