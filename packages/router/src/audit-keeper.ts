@@ -62,15 +62,8 @@ export class AuditKeeper {
 
   /** Appends `record`; resolves true when it is written, false when it is held for later. Never rejects. */
   append(record: LogSafe<AuditRecord>): Promise<boolean> {
-    if (this.#backlog.length > 0 || this.#draining !== undefined) {
-      this.#backlog.push(record);
-      this.#drainSoon();
-      return FALSE;
-    }
-    if (this.#atOnce) {
-      void this.#log.append(record);
-      return TRUE;
-    }
+    const now = this.appendAtOnce(record);
+    if (now !== undefined) return now ? TRUE : FALSE;
     let written: Promise<void>;
     try {
       written = this.#log.append(record);
@@ -78,6 +71,22 @@ export class AuditKeeper {
       return Promise.resolve(this.#failed(record, e));
     }
     return written.then(TRUE_FN, (e: unknown) => this.#failed(record, e));
+  }
+
+  /**
+   * {@link append} when its answer is known at once: true when written (the memory log), false
+   * when held behind earlier records; undefined when the log must be waited for (then nothing
+   * was done: call `append`).
+   */
+  appendAtOnce(record: LogSafe<AuditRecord>): boolean | undefined {
+    if (this.#backlog.length > 0 || this.#draining !== undefined) {
+      this.#backlog.push(record);
+      this.#drainSoon();
+      return false;
+    }
+    if (!this.#atOnce) return undefined;
+    void this.#log.append(record);
+    return true;
   }
 
   #failed(record: LogSafe<AuditRecord>, e: unknown): boolean {

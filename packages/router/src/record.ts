@@ -193,7 +193,7 @@ export class Recorder {
   }
 
   /** The claim's one outcome: counted, announced, and written durably (or held: then `auditDegraded`). */
-  async outcome(outcome: Outcome, lane: Lane): Promise<Outcome> {
+  outcome(outcome: Outcome, lane: Lane): Promise<Outcome> {
     let outcomes = this.#outcomes[lane].get(outcome.kind);
     if (outcomes === undefined) {
       outcomes = this.metrics.counter('rxgate_outcomes_total', labels(undefined, lane, outcome.kind));
@@ -221,7 +221,14 @@ export class Recorder {
       outcome: auditView(outcome),
     };
     if (outcome.snapshotVersion !== undefined) record.snapshotVersion = outcome.snapshotVersion;
-    const written = await this.audit.append(record);
+    // No promise chain when the keeper knows at once (the memory log, or a held record).
+    const now = this.audit.appendAtOnce(record);
+    if (now !== undefined) return Promise.resolve(this.#written(outcome, now));
+    return this.audit.append(record).then((written) => this.#written(outcome, written));
+  }
+
+  /** The outcome once its record is written (or held: then it says `auditDegraded`). */
+  #written(outcome: Outcome, written: boolean): Outcome {
     this.#auditBacklog.set(this.audit.backlog);
     this.otel?.auditBacklog(this.audit.backlog);
     if (!written) (outcome as Mutable<Outcome>).auditDegraded = true;

@@ -278,7 +278,8 @@ export function createRouter(options: RouterOptions): Router {
       lane,
     );
 
-  async function submit(raw: unknown, given: unknown): Promise<Outcome> {
+  // Not async: it hands on the promise of the path it takes (one async frame fewer a claim).
+  function submit(raw: unknown, given: unknown): Promise<Outcome> {
     const start = clock.now();
     const correlationId = correlationPrefix + (++sequence).toString(36);
     // Nothing a caller passes makes submit reject or hang: a getter that throws, a NaN
@@ -303,7 +304,7 @@ export function createRouter(options: RouterOptions): Router {
       return submitReversal(reversal.reversal, correlationId, lane, start, so.options);
     }
     if (!parsed!.ok) return invalid(parsed!.issues, correlationId, lane);
-    return await submitParsed(parsed!.claim, correlationId, lane, start, so.options);
+    return submitParsed(parsed!.claim, correlationId, lane, start, so.options);
   }
 
   /** Whether the paid generation of `b1Key` has an accepted reversal on record; reopens it if so. */
@@ -476,7 +477,13 @@ export function createRouter(options: RouterOptions): Router {
     submit: (raw, so = {}) => {
       if (closing !== undefined) return Promise.reject(new RouterClosedError());
       inFlight++;
-      return submit(raw, so).then(settled, () => settled(internalError()));
+      let run: Promise<Outcome>;
+      try {
+        run = submit(raw, so);
+      } catch {
+        run = Promise.reject(new Error('internal'));
+      }
+      return run.then(settled, () => settled(internalError()));
     },
     resubmit: (letter, so = {}) => tracked(() => resubmitLetter(letter, so)),
     reconcile: () => (closing !== undefined ? Promise.reject(new RouterClosedError()) : tracked(reconcile)),
