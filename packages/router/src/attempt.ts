@@ -83,7 +83,8 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
   const before = r.commit;
   if (!(before.kind === 'pinned' && before.node === node.name)) {
     try {
-      await o.ledger.pin(r.claimKey, node.name);
+      if (ctx.ledgerAtOnce !== undefined) ctx.ledgerAtOnce.pin(r.claimKey, node.name);
+      else await o.ledger.pin(r.claimKey, node.name);
     } catch (e) {
       lease.release();
       permit.ignore();
@@ -127,11 +128,12 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
     if (!settled) r.arm();
     const response: WireResponse = await sent;
     answered = o.clock.now();
-    verdict = classify(response, {
-      now: answered,
-      transactionCode: r.claim.transactionCode,
-      ...(o.catalogue === undefined ? {} : { catalogue: o.catalogue }),
-    });
+    verdict = classify(
+      response,
+      o.catalogue === undefined
+        ? { now: answered, transactionCode: r.claim.transactionCode }
+        : { now: answered, transactionCode: r.claim.transactionCode, catalogue: o.catalogue },
+    );
   } catch (e) {
     answered = o.clock.now();
     // Classify the network's own error (its code), not our wrapper around it.
@@ -162,7 +164,8 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
   const after = commitAfter(before, node.name, verdict.commit, paid);
   if (after.kind === 'unsent' && r.commit.kind === 'pinned') {
     try {
-      await o.ledger.unpin(r.claimKey);
+      if (ctx.ledgerAtOnce !== undefined) ctx.ledgerAtOnce.unpin(r.claimKey);
+      else await o.ledger.unpin(r.claimKey);
       r.commit = after;
     } catch {
       // Left pinned: only ever more careful.

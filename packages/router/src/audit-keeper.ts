@@ -1,8 +1,9 @@
 import type { Clock, TimerHandle } from '@rxgate/ratelimit';
-import type { AuditLog, AuditRecord } from './audit.js';
+import { type AuditLog, type AuditRecord, MemoryAuditLog } from './audit.js';
 import type { LogSafe } from './phi.js';
 
 const FALSE = Promise.resolve(false);
+const TRUE = Promise.resolve(true);
 const TRUE_FN = () => true;
 
 /** What the keeper tells the router when the audit log fails, recovers, or overflows. */
@@ -24,6 +25,11 @@ export class AuditKeeper {
   readonly #limit: number;
   readonly #baseMs: number;
   readonly #alarm: (a: AuditAlarm) => void;
+  /**
+   * The log is exactly a `MemoryAuditLog`: its append has kept the record when it returns and
+   * never fails, so it is not waited for (a subclass may write elsewhere: it is waited for).
+   */
+  readonly #atOnce: boolean;
   #backlog: Array<LogSafe<AuditRecord>> = [];
   #draining: Promise<void> | undefined;
   #timer: TimerHandle | undefined;
@@ -37,6 +43,7 @@ export class AuditKeeper {
     this.#baseMs = baseMs;
     this.#delayMs = baseMs;
     this.#alarm = alarm;
+    this.#atOnce = Object.getPrototypeOf(log) === MemoryAuditLog.prototype;
   }
 
   /** Records held, not yet written. */
@@ -55,11 +62,8 @@ export class AuditKeeper {
 
   /** Appends `record`; resolves true when it is written, false when it is held for later. Never rejects. */
   append(record: LogSafe<AuditRecord>): Promise<boolean> {
-    if (this.#backlog.length > 0 || this.#draining !== undefined) {
-      this.#backlog.push(record);
-      this.#drainSoon();
-      return FALSE;
-    }
+    const now = this.appendAtOnce(record);
+    if (now !== undefined) return now ? TRUE : FALSE;
     let written: Promise<void>;
     try {
       written = this.#log.append(record);
@@ -67,6 +71,22 @@ export class AuditKeeper {
       return Promise.resolve(this.#failed(record, e));
     }
     return written.then(TRUE_FN, (e: unknown) => this.#failed(record, e));
+  }
+
+  /**
+   * {@link append} when its answer is known at once: true when written (the memory log), false
+   * when held behind earlier records; undefined when the log must be waited for (then nothing
+   * was done: call `append`).
+   */
+  appendAtOnce(record: LogSafe<AuditRecord>): boolean | undefined {
+    if (this.#backlog.length > 0 || this.#draining !== undefined) {
+      this.#backlog.push(record);
+      this.#drainSoon();
+      return false;
+    }
+    if (!this.#atOnce) return undefined;
+    void this.#log.append(record);
+    return true;
   }
 
   #failed(record: LogSafe<AuditRecord>, e: unknown): boolean {

@@ -100,8 +100,11 @@ export async function runClaim(r: ClaimRun): Promise<Outcome> {
     }
     node = pinned;
   } else {
-    for (const code of NEGATIVE_CODES) {
-      if (await o.negativeCache.has(negativeKey(code, r.payer, r.productId))) {
+    const atOnce = ctx.negativeAtOnce;
+    for (let i = 0; i < NEGATIVE_CODES.length; i++) {
+      const code = NEGATIVE_CODES[i]!;
+      const key = negativeKey(code, r.payer, r.productId);
+      if (atOnce !== undefined ? atOnce(key) : await o.negativeCache.has(key)) {
         ctx.rec.decision(r, r.path, `negative-cache:${NEGATIVE[code].what}`);
         return r.finish(negativeReject(code, true));
       }
@@ -112,29 +115,16 @@ export async function runClaim(r: ClaimRun): Promise<Outcome> {
   let authReplayed = false;
   let repaired = false;
   let backoffs = 0;
-  const tried = new Set<number>();
-  // The node the claim may fail over to now, if any (only primary → fallback, once).
-  // A repaired claim stays on the node that rejected it, unless the nodes share one
-  // idempotency store: its repaired key and body exist only in this run (the ledger pins the
-  // node, a dead letter holds the claim as submitted), so whoever sends it again (a dead
-  // letter resubmitted, a restart, a takeover) sends the original key to the pin. Only the
-  // node that answered that key with the reject replays the reject, and the repair leads to
-  // the repaired key's own stored answer there; any other node would adjudicate it anew.
-  const failoverNode = (): string | undefined => {
-    if (node !== 0 || nodes.length < 2 || tried.has(1) || !ctx.usable(1)) return undefined;
-    if (repaired && !o.shared) return undefined;
-    return maySendTo(r.commit, nodes[1]!.name, o.shared) ? nodes[1]!.name : undefined;
-  };
-  const backoff = () => o.random() * Math.min(o.retry.capMs[r.lane], o.retry.baseMs * 2 ** backoffs++);
+  let triedFallback = false;
 
   for (;;) {
-    tried.add(node);
+    if (node === 1) triedFallback = true;
     let step: Step;
     const now = o.clock.now();
     if (r.signal.aborted || now >= r.deadline) step = { kind: now >= r.deadline ? 'deadline' : 'aborted' };
     else {
       // The primary's breaker is open, or it said it is down: go to the fallback first, when allowed.
-      const around = failoverNode();
+      const around = failoverTarget(ctx, r, node, triedFallback, repaired);
       if (around !== undefined && (ctx.breakerOf(0, r.segment).state === 'open' || ctx.downUntil[0]! > now)) {
         node = 1;
         counts = { transientOnNode: 0, maybeOnNode: 0 };
@@ -152,13 +142,13 @@ export async function runClaim(r: ClaimRun): Promise<Outcome> {
       lane: r.lane,
       node: nodes[node]!.name,
       commit: r.commit,
-      failoverNode: failoverNode(),
+      failoverNode: failoverTarget(ctx, r, node, triedFallback, repaired),
       transientOnNode: counts.transientOnNode,
       maybeOnNode: counts.maybeOnNode,
       authReplayed,
       canRepair: o.crosswalk !== undefined && !repaired,
       remainingMs: r.deadline - o.clock.now(),
-      backoffMs: backoff(),
+      backoffMs: o.random() * Math.min(o.retry.capMs[r.lane], o.retry.baseMs * 2 ** backoffs++),
       transientRetries: o.retry.transient,
       maybeRetries: o.retry.ambiguous,
     };
@@ -218,6 +208,29 @@ export async function runClaim(r: ClaimRun): Promise<Outcome> {
         return r.finish({ kind: 'in-flight-elsewhere' });
     }
   }
+}
+
+/**
+ * The node the claim may fail over to now, if any (only primary → fallback, once). A repaired
+ * claim stays on the node that rejected it, unless the nodes share one idempotency store: its
+ * repaired key and body exist only in this run (the ledger pins the node, a dead letter holds
+ * the claim as submitted), so whoever sends it again (a dead letter resubmitted, a restart, a
+ * takeover) sends the original key to the pin. Only the node that answered that key with the
+ * reject replays the reject, and the repair leads to the repaired key's own stored answer
+ * there; any other node would adjudicate it anew.
+ */
+function failoverTarget(
+  ctx: RouterContext,
+  r: ClaimRun,
+  node: number,
+  triedFallback: boolean,
+  repaired: boolean,
+): string | undefined {
+  const o = ctx.o;
+  const nodes = o.nodes;
+  if (node !== 0 || nodes.length < 2 || triedFallback || !ctx.usable(1)) return undefined;
+  if (repaired && !o.shared) return undefined;
+  return maySendTo(r.commit, nodes[1]!.name, o.shared) ? nodes[1]!.name : undefined;
 }
 
 // A pos claim that runs out of time is handed to the batch lane, never held at the counter.

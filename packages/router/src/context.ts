@@ -1,4 +1,6 @@
 import type { BreakerEvent, CircuitBreaker } from '@rxgate/breaker';
+import { type LedgerAtOnce, ledgerAtOnce } from './memory-ledger.js';
+import { negativeHasAtOnce } from './negative-cache.js';
 import type { Resolved, RouterLimiter, RouterNode } from './options.js';
 import type { Recorder } from './record.js';
 import { type CounterHandle, labels } from './telemetry.js';
@@ -10,6 +12,10 @@ export class RouterContext {
   readonly nodeIndex: ReadonlyMap<string, number>;
   /** Nodes that announced downtime (a failure with Retry-After), by index: until when. */
   readonly downUntil: number[];
+  /** The ledger's answers at once, when it is the memory ledger (nothing to wait for). */
+  readonly ledgerAtOnce: LedgerAtOnce | undefined;
+  /** The negative cache's answer at once, when it is the memory cache. */
+  readonly negativeAtOnce: ((key: string) => boolean) | undefined;
   readonly #breakers: Array<Map<string, CircuitBreaker>>;
 
   constructor(o: Resolved, rec: Recorder) {
@@ -18,6 +24,8 @@ export class RouterContext {
     this.nodeIndex = new Map(o.nodes.map((n, i) => [n.name, i]));
     this.downUntil = o.nodes.map(() => 0);
     this.#breakers = o.nodes.map(() => new Map());
+    this.ledgerAtOnce = ledgerAtOnce(o.ledger);
+    this.negativeAtOnce = negativeHasAtOnce(o.negativeCache);
   }
 
   node(i: number): RouterNode {

@@ -13,7 +13,7 @@ import { rawClaim, SECRET } from './test-support/fixtures.js';
 describe('the idempotency key', () => {
   it('its MAC is HMAC-SHA256: RFC 4231 test case 2', () => {
     assert.equal(
-      hmacSha256('Jefe')('what do ya want for nothing?').toString('hex'),
+      hmacSha256('Jefe')('what do ya want for nothing?'),
       '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
     );
   });
@@ -46,16 +46,36 @@ describe('HMAC-SHA256 over precomputed pads', () => {
     fc.assert(
       fc.property(secret, fc.array(text, { minLength: 1, maxLength: 4 }), (key, messages) => {
         const mac = hmacSha256(key);
-        // Several messages through one keyer: its scratch buffers must not leak between them.
-        for (const m of messages)
-          assert.equal(
-            mac(m).toString('hex'),
-            createHmac('sha256', typeof key === 'string' ? Buffer.from(key, 'utf8') : key)
-              .update(m, 'utf8')
-              .digest('hex'),
-          );
+        const macUrl = hmacSha256(key, 'base64url');
+        // Several messages through one keyer: its scratch buffers and views must not leak between them.
+        for (const m of messages) {
+          const expected = createHmac('sha256', typeof key === 'string' ? Buffer.from(key, 'utf8') : key)
+            .update(m, 'utf8')
+            .digest();
+          assert.equal(mac(m), expected.toString('hex'));
+          assert.equal(macUrl(m), expected.toString('base64url'));
+        }
       }),
       { numRuns: 1000 },
+    );
+  });
+  it('reads the grown scratch buffer after a longer message, for lengths seen before (property)', () => {
+    // Two ASCII messages of one length around one longer than the scratch buffer (256 bytes).
+    const ascii = (n: number) =>
+      fc.string({ unit: fc.constantFrom(...'abcdefghij0123456789'), minLength: n, maxLength: n });
+    const run = fc
+      .integer({ min: 0, max: 60 })
+      .chain((n) => fc.tuple(ascii(n), fc.string({ minLength: 257, maxLength: 400 }), ascii(n)));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), run, (key, [before, long, after]) => {
+        const mac = hmacSha256(key);
+        for (const m of [before, long, after])
+          assert.equal(
+            mac(m),
+            createHmac('sha256', Buffer.from(key, 'utf8')).update(m, 'utf8').digest('hex'),
+          );
+      }),
+      { numRuns: 200 },
     );
   });
 });

@@ -6,20 +6,49 @@ import type { Outcome } from './outcome.js';
 const RESOLVED = Promise.resolve();
 
 /**
+ * What the memory ledger's methods resolve to, answered at once: the router's sync path for
+ * the one ledger whose every change is synchronous anyway (not exported from the package).
+ * `pin` throws what `pin` rejects with.
+ */
+export interface LedgerAtOnce {
+  begin(identity: string): Admission;
+  pin(identity: string, node: string): void;
+  unpin(identity: string): void;
+  finish(identity: string, outcome: Outcome): void;
+}
+
+let atOnceOf: (ledger: MemoryLedger) => LedgerAtOnce;
+
+/**
  * The ledger in memory: one process, lost with it. For tests and the simulator; a router that
  * must survive a restart uses the default `JournalLedger` over a file, or the Redis ledger when
  * processes share a quota.
  */
 export class MemoryLedger implements Ledger {
   readonly #table = new ClaimTable();
+  readonly #atOnce: LedgerAtOnce = {
+    begin: (identity) => this.#table.begin(identity),
+    pin: (identity, node) => {
+      this.#table.pin(identity, node);
+    },
+    unpin: (identity) => {
+      this.#table.unpin(identity);
+    },
+    // Waiters of a claim left open begin again and one of them owns it next.
+    finish: (identity, outcome) => answer(this.#table.finish(identity, outcome, 0), outcome),
+  };
+
+  static {
+    atOnceOf = (ledger) => ledger.#atOnce;
+  }
 
   begin(identity: string): Promise<Admission> {
-    return Promise.resolve(this.#table.begin(identity));
+    return Promise.resolve(this.#atOnce.begin(identity));
   }
 
   pin(identity: string, node: string): Promise<void> {
     try {
-      this.#table.pin(identity, node);
+      this.#atOnce.pin(identity, node);
       return RESOLVED;
     } catch (e) {
       return Promise.reject(e);
@@ -27,13 +56,12 @@ export class MemoryLedger implements Ledger {
   }
 
   unpin(identity: string): Promise<void> {
-    this.#table.unpin(identity);
+    this.#atOnce.unpin(identity);
     return RESOLVED;
   }
 
   finish(identity: string, outcome: Outcome): Promise<void> {
-    // Waiters of a claim left open begin again and one of them owns it next.
-    answer(this.#table.finish(identity, outcome, 0), outcome);
+    this.#atOnce.finish(identity, outcome);
     return RESOLVED;
   }
 
@@ -61,4 +89,14 @@ export class MemoryLedger implements Ledger {
   close(): Promise<void> {
     return RESOLVED;
   }
+}
+
+/**
+ * The memory ledger's answers at once, for `ledger` exactly a `MemoryLedger` (a subclass may
+ * answer otherwise: it is asked through its Promise-typed methods, as any other ledger).
+ */
+export function ledgerAtOnce(ledger: Ledger): LedgerAtOnce | undefined {
+  return Object.getPrototypeOf(ledger) === MemoryLedger.prototype
+    ? atOnceOf(ledger as MemoryLedger)
+    : undefined;
 }

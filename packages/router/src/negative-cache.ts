@@ -6,18 +6,27 @@ export interface NegativeCache {
   add(key: string, ttlMs: number): Promise<void>;
 }
 
+let hasOf: (cache: MemoryNegativeCache) => (key: string) => boolean;
+
 export class MemoryNegativeCache implements NegativeCache {
   readonly #entries = new Map<string, number>();
   readonly #clock: Clock;
+  readonly #has = (key: string): boolean => {
+    if (this.#entries.size === 0) return false;
+    const until = this.#entries.get(key);
+    if (until === undefined) return false;
+    if (this.#clock.now() < until) return true;
+    this.#entries.delete(key);
+    return false;
+  };
+  static {
+    hasOf = (cache) => cache.#has;
+  }
   constructor(clock: Clock) {
     this.#clock = clock;
   }
   has(key: string): Promise<boolean> {
-    const until = this.#entries.get(key);
-    if (until === undefined) return FALSE;
-    if (this.#clock.now() < until) return TRUE;
-    this.#entries.delete(key);
-    return FALSE;
+    return this.#has(key) ? TRUE : FALSE;
   }
   add(key: string, ttlMs: number): Promise<void> {
     this.#entries.set(key, this.#clock.now() + ttlMs);
@@ -27,3 +36,13 @@ export class MemoryNegativeCache implements NegativeCache {
 
 const TRUE = Promise.resolve(true);
 const FALSE = Promise.resolve(false);
+
+/**
+ * What `has` resolves to, answered at once, for `cache` exactly a `MemoryNegativeCache` (not
+ * exported from the package; any other cache, a subclass included, is asked through `has`).
+ */
+export function negativeHasAtOnce(cache: NegativeCache): ((key: string) => boolean) | undefined {
+  return Object.getPrototypeOf(cache) === MemoryNegativeCache.prototype
+    ? hasOf(cache as MemoryNegativeCache)
+    : undefined;
+}

@@ -48,7 +48,7 @@ export class Recorder {
   readonly otel: RouterOtel | undefined;
   readonly #o: Resolved;
   readonly #nodes: Map<string, NodeMetrics>;
-  readonly #outcomes = new Map<string, CounterHandle>();
+  readonly #outcomes: Record<Lane, Map<string, CounterHandle>> = { pos: new Map(), batch: new Map() };
   readonly #claimLatency: Record<Lane, HistogramHandle>;
   readonly #waits: Record<Lane, HistogramHandle>;
   readonly #auditBacklog: GaugeHandle;
@@ -153,9 +153,12 @@ export class Recorder {
   /** One request and its verdict. */
   attempt(s: Subject, attempt: number, node: string, verdict: Verdict, latencyMs: number, at: number): void {
     const nm = this.#nodes.get(node)!;
-    handle(nm.attempts, verdict.kind, () =>
-      this.metrics.counter('rxgate_attempts_total', labels(node, undefined, verdict.kind)),
-    ).inc();
+    let attempts = nm.attempts.get(verdict.kind);
+    if (attempts === undefined) {
+      attempts = this.metrics.counter('rxgate_attempts_total', labels(node, undefined, verdict.kind));
+      nm.attempts.set(verdict.kind, attempts);
+    }
+    attempts.inc();
     nm.latency.observe(latencyMs);
     if (verdict.quota?.remaining !== undefined) {
       nm.remaining.set(verdict.quota.remaining);
@@ -190,10 +193,13 @@ export class Recorder {
   }
 
   /** The claim's one outcome: counted, announced, and written durably (or held: then `auditDegraded`). */
-  async outcome(outcome: Outcome, lane: Lane): Promise<Outcome> {
-    handle(this.#outcomes, `${lane}|${outcome.kind}`, () =>
-      this.metrics.counter('rxgate_outcomes_total', labels(undefined, lane, outcome.kind)),
-    ).inc();
+  outcome(outcome: Outcome, lane: Lane): Promise<Outcome> {
+    let outcomes = this.#outcomes[lane].get(outcome.kind);
+    if (outcomes === undefined) {
+      outcomes = this.metrics.counter('rxgate_outcomes_total', labels(undefined, lane, outcome.kind));
+      this.#outcomes[lane].set(outcome.kind, outcomes);
+    }
+    outcomes.inc();
     this.#claimLatency[lane].observe(outcome.elapsedMs);
     if (this.#heard('outcome'))
       this.emit({
@@ -215,22 +221,19 @@ export class Recorder {
       outcome: auditView(outcome),
     };
     if (outcome.snapshotVersion !== undefined) record.snapshotVersion = outcome.snapshotVersion;
-    const written = await this.audit.append(record);
+    // No promise chain when the keeper knows at once (the memory log, or a held record).
+    const now = this.audit.appendAtOnce(record);
+    if (now !== undefined) return Promise.resolve(this.#written(outcome, now));
+    return this.audit.append(record).then((written) => this.#written(outcome, written));
+  }
+
+  /** The outcome once its record is written (or held: then it says `auditDegraded`). */
+  #written(outcome: Outcome, written: boolean): Outcome {
     this.#auditBacklog.set(this.audit.backlog);
     this.otel?.auditBacklog(this.audit.backlog);
     if (!written) (outcome as Mutable<Outcome>).auditDegraded = true;
     return outcome;
   }
-}
-
-/** The metric handle of `key` in `cache`, made once. */
-function handle(cache: Map<string, CounterHandle>, key: string, make: () => CounterHandle): CounterHandle {
-  let c = cache.get(key);
-  if (c === undefined) {
-    c = make();
-    cache.set(key, c);
-  }
-  return c;
 }
 
 /** The PHI-free fields of an outcome for the audit log (amounts as decimal strings). */

@@ -87,6 +87,8 @@ export function createRouter(options: RouterOptions): Router {
   const ctx = new RouterContext(o, rec);
   const keyOf = idempotencyKeyer(o.secret);
   const clock = o.clock;
+  // The memory ledger answers at once: no await where the value is already there.
+  const atOnce = ctx.ledgerAtOnce;
   let inFlight = 0;
   let drained: (() => void) | undefined;
   let closing: Promise<void> | undefined;
@@ -137,7 +139,7 @@ export function createRouter(options: RouterOptions): Router {
     for (;;) {
       let a: Admission;
       try {
-        a = await o.ledger.begin(claimKey);
+        a = atOnce !== undefined ? atOnce.begin(claimKey) : await o.ledger.begin(claimKey);
       } catch {
         // Without the ledger, exactly-once cannot be promised: nothing is sent.
         return recorded(
@@ -188,7 +190,7 @@ export function createRouter(options: RouterOptions): Router {
         a.generation,
       );
       if (pre !== undefined) r.body = pre.body;
-      return own(r, so.signal);
+      return await own(r, so.signal);
     }
   }
 
@@ -247,14 +249,15 @@ export function createRouter(options: RouterOptions): Router {
       if (onAbort !== undefined) userSignal?.removeEventListener('abort', onAbort);
     }
     try {
-      await o.ledger.finish(r.claimKey, outcome);
+      if (atOnce !== undefined) atOnce.finish(r.claimKey, outcome);
+      else await o.ledger.finish(r.claimKey, outcome);
     } catch {
       rec.log.warn(
         { correlationId: r.correlationId, ledger: 'finish-failed' },
         'ledger unavailable at finish',
       );
     }
-    return recorded(outcome, r.lane);
+    return await recorded(outcome, r.lane);
   }
 
   function recorded(outcome: Outcome, lane: Lane): Promise<Outcome> {
@@ -275,7 +278,8 @@ export function createRouter(options: RouterOptions): Router {
       lane,
     );
 
-  async function submit(raw: unknown, given: unknown): Promise<Outcome> {
+  // Not async: it hands on the promise of the path it takes (one async frame fewer a claim).
+  function submit(raw: unknown, given: unknown): Promise<Outcome> {
     const start = clock.now();
     const correlationId = correlationPrefix + (++sequence).toString(36);
     // Nothing a caller passes makes submit reject or hang: a getter that throws, a NaN
@@ -462,8 +466,25 @@ export function createRouter(options: RouterOptions): Router {
     });
   };
 
+  // A submission's end: out of flight (then and not before, close() may go on), its outcome as is.
+  const settled = (outcome: Outcome): Outcome => {
+    if (--inFlight === 0 && drained !== undefined) drained();
+    return outcome;
+  };
+
   return {
-    submit: (raw, so = {}) => tracked(() => submit(raw, so).catch(internalError)),
+    // As `tracked`, in one `then` (a claim's promise chain is on every claim's cost).
+    submit: (raw, so = {}) => {
+      if (closing !== undefined) return Promise.reject(new RouterClosedError());
+      inFlight++;
+      let run: Promise<Outcome>;
+      try {
+        run = submit(raw, so);
+      } catch {
+        run = Promise.reject(new Error('internal'));
+      }
+      return run.then(settled, () => settled(internalError()));
+    },
     resubmit: (letter, so = {}) => tracked(() => resubmitLetter(letter, so)),
     reconcile: () => (closing !== undefined ? Promise.reject(new RouterClosedError()) : tracked(reconcile)),
     close() {
