@@ -5,6 +5,19 @@ import { systemClock } from './clock.js';
 describe('systemClock', () => {
   afterEach(() => mock.timers.reset());
 
+  it('is epoch-aligned and never runs backwards', () => {
+    // Date.now() is whole milliseconds and may be stepped by NTP; the bound only tells an
+    // epoch-aligned clock (difference ~0) from one that is not (a difference of decades).
+    const a = systemClock.now();
+    assert.ok(Math.abs(a - Date.now()) < 60_000, `${a} against ${Date.now()}`);
+    let last = a;
+    for (let i = 0; i < 1000; i++) {
+      const t = systemClock.now();
+      assert.ok(t >= last, `${t} after ${last}`);
+      last = t;
+    }
+  });
+
   it('arms a delay past 24.8 days in steps (setTimeout alone would fire at once)', () => {
     mock.timers.enable({ apis: ['setTimeout'] });
     let fired = false;

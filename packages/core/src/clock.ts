@@ -29,8 +29,11 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
  * alive (someone awaits it: a retry's wait, a queued acquire) until its owner unrefs it
  * (`handle.unref()`, as the breaker does for its background timers).
  */
+// The process's time origin is fixed at start; read once (its getter allocates on every read).
+const ORIGIN = performance.timeOrigin;
+
 export const systemClock: Clock = {
-  now: () => performance.timeOrigin + performance.now(),
+  now: () => ORIGIN + performance.now(),
   setTimer(delayMs, callback) {
     let handle: ReturnType<typeof setTimeout> | undefined;
     let unref = false;
