@@ -45,6 +45,24 @@ describe('PhiOracle (plain substring search, independent of the scanner)', () =>
     assert.deepEqual(oracle.found, []);
   });
 
+  it('a date of birth at the end of an epoch timestamp is no find; standing alone or after letters it is', () => {
+    // Seen once the sample spanned the whole day: an audit record at 1796019850604 ms, whose
+    // last 8 digits are a generated date of birth (1985-06-04).
+    const oracle = new PhiOracle();
+    oracle.add(['19850604']);
+    oracle.offer('audit', { at: 1796019850604, correlationId: 'a2d996-1oas', type: 'attempt' });
+    oracle.offer('audit', '{"t":198506041}');
+    oracle.check();
+    assert.deepEqual(oracle.found, []);
+    for (const text of ['{"dob":19850604}', 'dob19850604', 'dob=19850604;', '{"n":"ZX1","d":"19850604"}']) {
+      const o = new PhiOracle();
+      o.add(['19850604']);
+      o.offer('log', text);
+      o.check();
+      assert.equal(o.found.length, 1, text);
+    }
+  });
+
   it('serialises values whole: a date of birth as a number is found', () => {
     const oracle = new PhiOracle();
     oracle.add(['19870412']);

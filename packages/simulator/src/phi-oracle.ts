@@ -5,8 +5,9 @@
  *
  * A match counts unless the value is only part of a longer run of letters and digits (Unicode
  * classes; see `glued`): plain substring search alone flagged 'WEI' inside a base64 claim key, and a random
- * 8-digit date of birth can sit in the fractional digits of a latency. `dob=19870412`,
- * `"dob":19870412` and `ZOË,` are found; `rx1_…WEIx…` is not.
+ * 8-digit date of birth can sit in the fractional digits of a latency, or end an epoch
+ * timestamp (a value of digits only counts unless a digit touches it). `dob=19870412`,
+ * `dob19870412`, `"dob":19870412` and `ZOË,` are found; `rx1_…WEIx…` and `"at":1796019870412` are not.
  */
 export class PhiOracle {
   readonly #values = new Set<string>();
@@ -140,6 +141,8 @@ function safeStringify(v: unknown): string {
 }
 
 const WORD = /[\p{L}\p{N}\p{M}]/u;
+const DIGIT = /\p{N}/u;
+const DIGITS = /^\p{N}+$/u;
 
 /**
  * Whether text[at, at + n) is only part of a longer run of letters and digits. A value of 8
@@ -148,6 +151,13 @@ const WORD = /[\p{L}\p{N}\p{M}]/u;
  * vendor's authorization number `A6Y…` ended in a generated three-letter name).
  */
 function glued(text: string, at: number, n: number): boolean {
+  // A value of digits only (a date of birth) touching a digit is the end or the start of a
+  // longer number: an epoch timestamp of the day ends in 8 digits that are some generated date
+  // of birth for ~3 % of the instants of a 12-minute window (…19850604 ms). `dob19850604` stays a find.
+  if (DIGITS.test(text.slice(at, at + n)))
+    return (
+      (at > 0 && DIGIT.test(text.charAt(at - 1))) || (at + n < text.length && DIGIT.test(text.charAt(at + n)))
+    );
   const before = at > 0 && WORD.test(text.charAt(at - 1));
   const after = at + n < text.length && WORD.test(text.charAt(at + n));
   return n >= 8 ? before && after : before || after;
