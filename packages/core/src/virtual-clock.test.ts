@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { VirtualClock } from './virtual-clock.js';
 
@@ -224,5 +226,39 @@ describe('VirtualClock: advance, advanceSync and runAll keep run()’s order', (
         },
       ),
     );
+  });
+});
+
+describe('VirtualClock: what a timer holds', () => {
+  // A full collection on demand, without starting node with --expose-gc.
+  const collect = (): void => {
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+  };
+  const turn = () => new Promise<void>((r) => setImmediate(r));
+
+  it('a cancelled timer, and one that fired, let go of their callback before the cancelled one’s instant comes', async () => {
+    const clock = new VirtualClock();
+    const refs: Array<WeakRef<object>> = [];
+    // Each callback closes over a value of its own; the clock is the only other holder.
+    const arm = (ms: number): { cancel(): void } => {
+      const state = { claim: new Array(1000).fill(0) };
+      refs.push(new WeakRef(state));
+      return clock.setTimer(ms, () => state.claim.push(1));
+    };
+    const cancelled = arm(60_000);
+    const fired = arm(10);
+    clock.setTimer(20, () => cancelled.cancel());
+    await clock.run(30);
+    assert.equal(clock.pending, 0);
+    // Both handles are still held here; WeakRefs are cleared only after the job that made them.
+    await turn();
+    collect();
+    await turn();
+    assert.deepEqual(
+      refs.map((r) => r.deref() === undefined),
+      [true, true],
+    );
+    assert.ok(fired !== undefined && cancelled !== undefined);
   });
 });

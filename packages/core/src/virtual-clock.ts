@@ -1,10 +1,36 @@
 import type { Clock, TimerHandle } from './clock.js';
 
-interface Timer {
-  at: number;
-  seq: number;
-  fn: () => void;
-  cancelled: boolean;
+/**
+ * A timer, and its own handle. Cancelling lets go of the callback at once: a cancelled timer
+ * stays in the heap until its instant comes (it is skipped then), and whatever its callback
+ * closed over (a claim's state, for a read timeout that never fired) would otherwise live, and
+ * be copied by the young-generation collector, until then.
+ */
+class Timer implements TimerHandle {
+  readonly at: number;
+  readonly seq: number;
+  fn: (() => void) | undefined;
+
+  constructor(at: number, seq: number, fn: () => void) {
+    this.at = at;
+    this.seq = seq;
+    this.fn = fn;
+  }
+
+  get cancelled(): boolean {
+    return this.fn === undefined;
+  }
+
+  cancel(): void {
+    this.fn = undefined;
+  }
+
+  /** Runs the callback, letting go of it first (a handle kept after it fired holds nothing). */
+  fire(): void {
+    const fn = this.fn!;
+    this.fn = undefined;
+    fn();
+  }
 }
 
 /**
@@ -33,18 +59,9 @@ export class VirtualClock implements Clock {
   }
 
   setTimer(delayMs: number, callback: () => void): TimerHandle {
-    const t: Timer = {
-      at: this.#now + Math.max(0, delayMs || 0),
-      seq: this.#seq++,
-      fn: callback,
-      cancelled: false,
-    };
+    const t = new Timer(this.#now + Math.max(0, delayMs || 0), this.#seq++, callback);
     this.#push(t);
-    return {
-      cancel: () => {
-        t.cancelled = true;
-      },
-    };
+    return t;
   }
 
   /** Timers fired so far. */
@@ -92,7 +109,7 @@ export class VirtualClock implements Clock {
       this.#pop();
       this.#now = next.at;
       this.#fired++;
-      next.fn();
+      next.fire();
     }
     if (target > this.#now) this.#now = target;
   }
@@ -110,7 +127,7 @@ export class VirtualClock implements Clock {
       while (this.#peek()?.at === this.#now) {
         const t = this.#pop()!;
         this.#fired++;
-        t.fn();
+        t.fire();
       }
       // Now and then a turn of the event loop, for real I/O (log files, the progress bar).
       if (++sinceYield === YIELD_EVERY) {
@@ -138,7 +155,9 @@ export class VirtualClock implements Clock {
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (!this.#less(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
+      const x = h[i]!;
+      h[i] = h[p]!;
+      h[p] = x;
       i = p;
     }
   }
@@ -157,7 +176,9 @@ export class VirtualClock implements Clock {
         if (l < h.length && this.#less(h[l]!, h[m]!)) m = l;
         if (r < h.length && this.#less(h[r]!, h[m]!)) m = r;
         if (m === i) break;
-        [h[i], h[m]] = [h[m]!, h[i]!];
+        const x = h[i]!;
+        h[i] = h[m]!;
+        h[m] = x;
         i = m;
       }
     }

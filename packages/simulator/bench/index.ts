@@ -14,7 +14,10 @@ import {
 
 const days = Number(process.env.DAYS ?? 1);
 const loopbackRuns = Number(process.env.LOOPBACK_RUNS ?? 3);
-console.log(`# @rxgate/simulator benchmark (node ${process.version})\n`);
+const young =
+  process.execArgv.find((a) => a.startsWith('--max-semi-space-size')) ?? 'V8 default semi-space size';
+// `npm run bench` starts with --max-semi-space-size=64, as the rxgate-sim bin starts a run.
+console.log(`# @rxgate/simulator benchmark (node ${process.version}, ${young})\n`);
 
 console.log('## pharmacy-day, virtual time, full router pipeline, every invariant checked\n');
 console.log('| run | claims | simulated | wall | claims/s | invariants | thresholds |');

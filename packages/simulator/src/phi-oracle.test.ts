@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { PhiOracle } from './phi-oracle.js';
+import { PhiOracle, sampleStride } from './phi-oracle.js';
 import { PhiScanner } from './phi-scan.js';
 
 describe('PhiOracle (plain substring search, independent of the scanner)', () => {
@@ -45,6 +45,24 @@ describe('PhiOracle (plain substring search, independent of the scanner)', () =>
     assert.deepEqual(oracle.found, []);
   });
 
+  it('a date of birth at the end of an epoch timestamp is no find; standing alone or after letters it is', () => {
+    // Seen once the sample spanned the whole day: an audit record at 1796019850604 ms, whose
+    // last 8 digits are a generated date of birth (1985-06-04).
+    const oracle = new PhiOracle();
+    oracle.add(['19850604']);
+    oracle.offer('audit', { at: 1796019850604, correlationId: 'a2d996-1oas', type: 'attempt' });
+    oracle.offer('audit', '{"t":198506041}');
+    oracle.check();
+    assert.deepEqual(oracle.found, []);
+    for (const text of ['{"dob":19850604}', 'dob19850604', 'dob=19850604;', '{"n":"ZX1","d":"19850604"}']) {
+      const o = new PhiOracle();
+      o.add(['19850604']);
+      o.offer('log', text);
+      o.check();
+      assert.equal(o.found.length, 1, text);
+    }
+  });
+
   it('serialises values whole: a date of birth as a number is found', () => {
     const oracle = new PhiOracle();
     oracle.add(['19870412']);
@@ -54,22 +72,40 @@ describe('PhiOracle (plain substring search, independent of the scanner)', () =>
     assert.equal(oracle.found[0]!.where, 'event');
   });
 
-  it('samples every kind: the first texts, then one in 97; a value in any kept text is found (property)', () => {
+  it('samples every kind: the first texts, then every stride-th of the rest, the stride its slow definition (property)', () => {
     fc.assert(
       fc.property(
         fc.string({ minLength: 1, maxLength: 6, unit: 'grapheme' }),
-        fc.integer({ min: 0, max: 3000 }),
-        (phi, at) => {
-          const oracle = new PhiOracle(50);
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 3000 }),
+        fc.nat(),
+        (phi, perKind, offered, pick) => {
+          const at = pick % offered;
+          const oracle = new PhiOracle(perKind);
           oracle.add([phi]);
-          const kept = at < 50 || (at % 97 === 0 && at < 50 + 97 * 200);
-          for (let i = 0; i <= at; i++) oracle.offer('audit', i === at ? `[${phi}]` : '\u0000');
+          for (let i = 0; i < offered; i++) oracle.offer('audit', i === at ? `[${phi}]` : '\u0000');
           oracle.check();
+          const stride = sampleStride(offered, perKind);
+          const kept = at < perKind || (at - perKind) % stride === 0;
           assert.equal(oracle.found.length, kept ? 1 : 0);
+          const tail = Math.ceil(Math.max(0, offered - perKind) / stride);
+          assert.equal(oracle.searched, Math.min(offered, perKind) + tail);
+          assert.ok(tail <= 3 * perKind);
         },
       ),
       { numRuns: 200 },
     );
+  });
+
+  it("a long run's last quarter is searched too (the sample spans the run, not its first hours)", () => {
+    const oracle = new PhiOracle();
+    oracle.add(['ZX1234567A']);
+    const n = 100_000;
+    for (let i = 0; i < n; i++)
+      oracle.offer('log', i < (3 * n) / 4 ? '{"msg":"attempt"}' : '{"msg":"attempt","who":"ZX1234567A"}');
+    oracle.check();
+    assert.ok(oracle.found.length > 0);
+    assert.ok(oracle.searched <= 4 * 200);
   });
 
   it('finds any of many values sharing first characters, standing alone in a text (property)', () => {

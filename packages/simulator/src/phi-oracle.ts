@@ -5,23 +5,25 @@
  *
  * A match counts unless the value is only part of a longer run of letters and digits (Unicode
  * classes; see `glued`): plain substring search alone flagged 'WEI' inside a base64 claim key, and a random
- * 8-digit date of birth can sit in the fractional digits of a latency. `dob=19870412`,
- * `"dob":19870412` and `ZOË,` are found; `rx1_…WEIx…` is not.
+ * 8-digit date of birth can sit in the fractional digits of a latency, or end an epoch
+ * timestamp (a value of digits only counts unless a digit touches it). `dob=19870412`,
+ * `dob19870412`, `"dob":19870412` and `ZOË,` are found; `rx1_…WEIx…` and `"at":1796019870412` are not.
  */
 export class PhiOracle {
   readonly #values = new Set<string>();
   readonly #perKind: number;
   readonly #maxValues: number;
   #offeredValues = 0;
-  readonly #samples = new Map<string, string[]>();
-  readonly #offered = new Map<string, number>();
+  readonly #samples = new Map<string, Sample>();
   readonly found: Array<{ where: string; sample: string }> = [];
   /** Texts searched, and values looked for in each. */
   searched = 0;
   valuesChecked = 0;
 
   /**
-   * @param perKind texts kept of each kind: the first `perKind`, then one in 97 up to four times as many
+   * @param perKind texts kept of each kind: the first `perKind`, then up to three times as many
+   *   spread evenly over the rest of the run (every `stride`-th, the stride doubling as the run
+   *   grows: see `sampleStride`), so the texts of a day's last hour are searched as its first
    * @param maxValues values kept whole; past it, one in 16 of the long ones (cardholder ids, one
    *   per claim: a day of 500,000 claims). Names and dates of birth (8 characters or fewer) always.
    */
@@ -40,15 +42,26 @@ export class PhiOracle {
 
   /** Offers one text (or a value, serialised whole) of a kind; kept if sampled. */
   offer(kind: string, text: unknown): void {
-    const n = this.#offered.get(kind) ?? 0;
-    this.#offered.set(kind, n + 1);
-    let kept = this.#samples.get(kind);
-    if (kept === undefined) {
-      kept = [];
-      this.#samples.set(kind, kept);
+    let sample = this.#samples.get(kind);
+    if (sample === undefined) {
+      sample = { offered: 0, stride: 1, head: [], tail: [] };
+      this.#samples.set(kind, sample);
     }
-    if (n >= this.#perKind && (n % 97 !== 0 || kept.length >= 4 * this.#perKind)) return;
-    kept.push(typeof text === 'string' ? text : safeStringify(text));
+    const n = sample.offered++;
+    if (n < this.#perKind) {
+      sample.head.push(serialise(text));
+      return;
+    }
+    // The rest: offsets 0, stride, 2·stride… past the head; when the tail is full, every other
+    // one goes and the stride doubles.
+    const offset = n - this.#perKind;
+    if (offset % sample.stride !== 0) return;
+    if (sample.tail.length >= 3 * this.#perKind) {
+      sample.tail = sample.tail.filter((_, i) => i % 2 === 0);
+      sample.stride *= 2;
+      if (offset % sample.stride !== 0) return;
+    }
+    sample.tail.push(serialise(text));
   }
 
   /**
@@ -73,8 +86,8 @@ export class PhiOracle {
         c,
         [...set].sort((a, b) => a - b),
       );
-    for (const [kind, texts] of this.#samples) {
-      for (const text of texts) {
+    for (const [kind, sample] of this.#samples) {
+      for (const text of [...sample.head, ...sample.tail]) {
         this.searched++;
         const at = this.#firstFind(text, byFirst);
         if (at >= 0 && this.found.length < 20)
@@ -96,6 +109,29 @@ export class PhiOracle {
   }
 }
 
+/** What is kept of one kind of text: the first texts, and an even spread of the rest. */
+interface Sample {
+  offered: number;
+  stride: number;
+  readonly head: string[];
+  tail: string[];
+}
+
+/**
+ * The slow definition of the sample: after `offered` texts of a kind, the stride of its tail
+ * is the smallest power of two that spreads what came after the first `perKind` over at most
+ * `3·perKind` texts; kept are the first `perKind` and every `stride`-th after them.
+ */
+export function sampleStride(offered: number, perKind: number): number {
+  let stride = 1;
+  while (Math.ceil(Math.max(0, offered - perKind) / stride) > 3 * perKind) stride *= 2;
+  return stride;
+}
+
+function serialise(text: unknown): string {
+  return typeof text === 'string' ? text : safeStringify(text);
+}
+
 function safeStringify(v: unknown): string {
   try {
     return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x)) ?? String(v);
@@ -105,6 +141,8 @@ function safeStringify(v: unknown): string {
 }
 
 const WORD = /[\p{L}\p{N}\p{M}]/u;
+const DIGIT = /\p{N}/u;
+const DIGITS = /^\p{N}+$/u;
 
 /**
  * Whether text[at, at + n) is only part of a longer run of letters and digits. A value of 8
@@ -113,6 +151,13 @@ const WORD = /[\p{L}\p{N}\p{M}]/u;
  * vendor's authorization number `A6Y…` ended in a generated three-letter name).
  */
 function glued(text: string, at: number, n: number): boolean {
+  // A value of digits only (a date of birth) touching a digit is the end or the start of a
+  // longer number: an epoch timestamp of the day ends in 8 digits that are some generated date
+  // of birth for ~3 % of the instants of a 12-minute window (…19850604 ms). `dob19850604` stays a find.
+  if (DIGITS.test(text.slice(at, at + n)))
+    return (
+      (at > 0 && DIGIT.test(text.charAt(at - 1))) || (at + n < text.length && DIGIT.test(text.charAt(at + n)))
+    );
   const before = at > 0 && WORD.test(text.charAt(at - 1));
   const after = at + n < text.length && WORD.test(text.charAt(at + n));
   return n >= 8 ? before && after : before || after;

@@ -12,6 +12,7 @@ const NONE_OPEN: readonly number[] = [];
 // The claim fields the vendor reads: routing, product, price, and the duplicate rule's fields.
 const REVERSED = JSON.stringify({ '112-AN': 'A', '503-F3': 'REVERSED' });
 const NOT_REVERSED = JSON.stringify({ '112-AN': 'R', '511-FB': ['87'] });
+const REPAIRABLE = JSON.stringify({ '112-AN': 'R', '511-FB': ['21'] });
 const READ_FIELDS = [
   '103-A3',
   '101-A1',
@@ -90,6 +91,8 @@ export class VendorModel {
   readonly #unknownProducts: ReadonlySet<string>;
   readonly #repairable: ReadonlySet<string>;
   readonly #rejects: ReadonlyArray<readonly [string, number]>;
+  // The answer of each reject code, made once: the same text for every claim it rejects.
+  readonly #rejectAnswers: ReadonlyMap<string, string>;
   #tokenSeq = 0;
   /** Payments by claim content (BIN|PCN|NPI|Rx|fill|date of service), on every node. */
   readonly payments = new Map<string, number>();
@@ -124,6 +127,9 @@ export class VendorModel {
     this.#unknownProducts = new Set(scenario.vendor.unknownProducts);
     this.#repairable = new Set(scenario.vendor.repairable);
     this.#rejects = Object.entries(scenario.vendor.rejects);
+    this.#rejectAnswers = new Map(
+      this.#rejects.map(([code]) => [code, JSON.stringify({ '112-AN': 'R', '511-FB': [code] })]),
+    );
   }
 
   // The fault windows open at t, in schedule order: none for most requests, which then look
@@ -306,12 +312,12 @@ export class VendorModel {
   }
 
   #adjudicate(claim: Readonly<Record<string, unknown>>, productId: string): string {
-    if (this.#repairable.has(productId)) return JSON.stringify({ '112-AN': 'R', '511-FB': ['21'] });
+    if (this.#repairable.has(productId)) return REPAIRABLE;
     const x = this.#random();
     let acc = 0;
     for (const [code, p] of this.#rejects) {
       acc += p;
-      if (x < acc) return JSON.stringify({ '112-AN': 'R', '511-FB': [code] });
+      if (x < acc) return this.#rejectAnswers.get(code)!;
     }
     // Paid: amounts computed in decimal, sent as decimal strings.
     const cost = new Decimal(String(claim['409-D9'] ?? '0'));

@@ -1,0 +1,25 @@
+// Which V8 flag the rxgate-sim bin starts the CLI with (bin/rxgate-sim.js): a pure decision,
+// tested as a table in src/semi-space.test.ts.
+
+/** The young generation's semi-space size, in MB, that `run` and `replay` get by default. */
+export const SEMI_SPACE_MB = 64;
+
+/**
+ * The flags to start the CLI again with: `--max-semi-space-size=64` for `run` and `replay`,
+ * nothing when the size is already set (in the node command or NODE_OPTIONS), when
+ * RXGATE_SIM_SEMI_SPACE_MB says otherwise (0: V8's default; n: n MB), or for any other command
+ * (they are short: a second process would only cost its start).
+ * @param {readonly string[]} args the CLI's arguments
+ * @param {readonly string[]} execArgv node's own flags
+ * @param {Readonly<Record<string, string | undefined>>} env
+ * @returns {string[]}
+ */
+export function semiSpaceArgv(args, execArgv, env) {
+  if (args[0] !== 'run' && args[0] !== 'replay') return [];
+  const given = (s) => /--max-semi-space-size\b/.test(s);
+  if (execArgv.some(given) || given(env.NODE_OPTIONS ?? '')) return [];
+  const asked = env.RXGATE_SIM_SEMI_SPACE_MB;
+  const mb = asked === undefined || asked === '' ? SEMI_SPACE_MB : Number(asked);
+  if (!Number.isInteger(mb) || mb <= 0) return [];
+  return [`--max-semi-space-size=${mb}`];
+}

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+type SemiSpaceArgv = (
+  args: readonly string[],
+  execArgv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+) => string[];
+// The bin's own module (plain JS, committed, not built).
+const binModule = '../bin/semi-space.js';
+const { semiSpaceArgv, SEMI_SPACE_MB } = (await import(binModule)) as {
+  semiSpaceArgv: SemiSpaceArgv;
+  SEMI_SPACE_MB: number;
+};
+const bin = fileURLToPath(new URL('../bin/rxgate-sim.js', import.meta.url));
+
+describe('rxgate-sim: the young generation a run gets', () => {
+  it('run and replay get --max-semi-space-size=64 unless it is given or asked otherwise (a table)', () => {
+    const flag = [`--max-semi-space-size=${SEMI_SPACE_MB}`];
+    const cases: Array<[string[], string[], Record<string, string>, string[]]> = [
+      [['run', 'pharmacy-day'], [], {}, flag],
+      [['replay', 'r.json'], [], {}, flag],
+      [['run'], ['--max-semi-space-size=8'], {}, []],
+      [['run'], [], { NODE_OPTIONS: '--max-old-space-size=4096 --max-semi-space-size=32' }, []],
+      [['run'], [], { NODE_OPTIONS: '--max-old-space-size=4096' }, flag],
+      [['run'], [], { RXGATE_SIM_SEMI_SPACE_MB: '0' }, []],
+      [['run'], [], { RXGATE_SIM_SEMI_SPACE_MB: '128' }, ['--max-semi-space-size=128']],
+      [['run'], [], { RXGATE_SIM_SEMI_SPACE_MB: 'big' }, []],
+      [['run'], [], { RXGATE_SIM_SEMI_SPACE_MB: '' }, flag],
+      [['list'], [], {}, []],
+      [['--help'], [], {}, []],
+      [[], [], {}, []],
+    ];
+    for (const [args, execArgv, env, expected] of cases)
+      assert.deepEqual(semiSpaceArgv(args, execArgv, env), expected, JSON.stringify({ args, execArgv, env }));
+  });
+
+  it('the bin runs the CLI with the flag, and passes on its exit code', () => {
+    // A preload prints the flags each process runs with: the bin's, then the CLI's child's.
+    const probe =
+      'data:text/javascript,process.stderr.write("execArgv="+JSON.stringify(process.execArgv)+"\\n")';
+    const env = { ...process.env, NODE_OPTIONS: undefined, RXGATE_SIM_SEMI_SPACE_MB: undefined };
+    const r = spawnSync(
+      process.execPath,
+      ['--import', probe, bin, 'run', 'steady', '--duration', '5s', '--json'],
+      {
+        encoding: 'utf8',
+        env,
+        timeout: 60_000,
+      },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    const seen = [...r.stderr.matchAll(/^execArgv=(.*)$/gm)].map((m) => JSON.parse(m[1]!) as string[]);
+    assert.equal(seen.length, 2, r.stderr);
+    assert.ok(!seen[0]!.some((a) => a.startsWith('--max-semi-space-size')));
+    assert.ok(seen[1]!.includes(`--max-semi-space-size=${SEMI_SPACE_MB}`), JSON.stringify(seen));
+    assert.doesNotThrow(() => JSON.parse(r.stdout));
+    // A failing command's exit code comes back through the parent.
+    const bad = spawnSync(process.execPath, [bin, 'run', 'no-such-scenario'], { encoding: 'utf8', env });
+    assert.equal(bad.status, 2, bad.stderr);
+  });
+});
