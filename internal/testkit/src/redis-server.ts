@@ -45,7 +45,9 @@ async function freePort(): Promise<number> {
 }
 
 export async function startRedis(): Promise<RedisServer> {
-  const port = await freePort();
+  // freePort() closes the port before redis-server binds it; another process may take it in
+  // between, so a start that finds the address in use tries again on a new port.
+  let port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'rxgate-redis-'));
   let child: ChildProcess | undefined;
   const start = () =>
@@ -94,7 +96,15 @@ export async function startRedis(): Promise<RedisServer> {
       c.once('exit', () => resolve());
       c.kill(crash ? 'SIGKILL' : 'SIGTERM');
     });
-  await start();
+  for (let tries = 1; ; tries++) {
+    try {
+      await start();
+      break;
+    } catch (e) {
+      if (tries >= 5 || !/Address already in use|EADDRINUSE/i.test((e as Error).message)) throw e;
+      port = await freePort();
+    }
+  }
   return {
     port,
     url: `redis://127.0.0.1:${port}`,

@@ -155,16 +155,79 @@ describe('classify properties', () => {
     );
   });
 
-  it('only P, A and C with valid decimal amounts are adjudicated', () => {
-    fc.assert(
-      fc.property(status, headers, body, (s, h, b) => {
-        const v = classify({ status: s, headers: h, body: b }, { now: NOW });
-        if (v.kind !== 'adjudicated') return;
-        assert.equal(s, 200);
-        assert.ok(['P', 'A', 'C'].includes(v.status112AN));
-        for (const amount of Object.values(v.amounts)) assert.match(amount as string, /^-?\d+(\.\d+)?$/);
-      }),
-      { numRuns: 3000 },
+  it('a 200 with no reject code is adjudicated iff 112-AN is P, A or C and every amount is a decimal string', () => {
+    // A generator aimed at the boundary: status 200, no 511-FB, 112-AN from every letter (in
+    // either case, padded) plus junk, and the six amount fields each absent, null, a decimal
+    // string or not one. The general body generator almost never reaches an adjudicated answer.
+    const letter = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ');
+    const an = fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom('P', 'A', 'C') },
+      { weight: 4, arbitrary: letter },
+      { weight: 1, arbitrary: letter.map((l) => ` ${l.toLowerCase()} `) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 3 }) },
+      { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.constant(null), fc.constant(undefined)) },
     );
+    const decimal = fc
+      .tuple(
+        fc.boolean(),
+        fc.stringMatching(/^[0-9]{1,15}$/),
+        fc.option(fc.stringMatching(/^[0-9]{1,6}$/), { nil: undefined }),
+      )
+      .map(([neg, int, frac]) => `${neg ? '-' : ''}${int}${frac === undefined ? '' : `.${frac}`}`);
+    const notDecimal = fc.oneof(
+      fc.constantFrom(
+        '',
+        '12.',
+        '.5',
+        '1e3',
+        ' 1.00',
+        '1.00 ',
+        '1,00',
+        '--1',
+        '+1',
+        '1.1234567',
+        '1234567890123456',
+        'abc',
+        '12.34.5',
+      ),
+      fc.double().filter((x) => !Number.isNaN(x)),
+      fc.integer(),
+      fc.string({ maxLength: 8 }),
+    );
+    const amount = fc.oneof(
+      { weight: 3, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.constant(null) },
+      { weight: 8, arbitrary: decimal },
+      { weight: 1, arbitrary: notDecimal },
+    );
+    const FIELDS = ['505-F5', '506-F6', '509-F9', '518-FI', '572-4U', '517-FH'] as const;
+    const answer = fc.record({ an, amounts: fc.tuple(...FIELDS.map(() => amount)) });
+    // The contract, written apart from classify: a decimal string is an optional minus, 1 to 15
+    // digits, and optionally a point and 1 to 6 digits.
+    const DECIMAL = /^-?[0-9]{1,15}(\.[0-9]{1,6})?$/;
+    const seen = { adjudicated: 0, pacMalformed: 0, other: 0 };
+    fc.assert(
+      fc.property(answer, ({ an: status112AN, amounts }) => {
+        const body: Record<string, unknown> = {};
+        if (status112AN !== undefined) body['112-AN'] = status112AN;
+        for (const [i, f] of FIELDS.entries()) if (amounts[i] !== undefined) body[f] = amounts[i];
+        const v = classify({ status: 200, headers: {}, body }, { now: NOW });
+        const letterIs = typeof status112AN === 'string' ? status112AN.trim().toUpperCase() : undefined;
+        const pac = letterIs === 'P' || letterIs === 'A' || letterIs === 'C';
+        const present = amounts.filter((x) => x !== undefined && x !== null);
+        const valid = present.every((x) => typeof x === 'string' && DECIMAL.test(x));
+        const expected = pac && valid;
+        if (expected) seen.adjudicated++;
+        else if (pac) seen.pacMalformed++;
+        else seen.other++;
+        assert.equal(v.kind === 'adjudicated', expected, `112-AN ${JSON.stringify(status112AN)}: ${v.kind}`);
+        if (v.kind !== 'adjudicated') return;
+        assert.equal(v.status112AN, letterIs);
+        assert.deepEqual(Object.values(v.amounts).sort(), (present as string[]).slice().sort());
+      }),
+      { numRuns: 1000 },
+    );
+    // The generator reached both sides of the boundary, and the near miss (P/A/C, a bad amount).
+    for (const [side, n] of Object.entries(seen)) assert.ok(n >= 50, `only ${n} ${side} answers generated`);
   });
 });

@@ -304,19 +304,49 @@ describe('exactly once against vendors we do not control (real HTTP)', () => {
   it('a pos submission that joins the same claim running in the batch lane settles by its own deadline', async () => {
     const paid = new Map<string, number>();
     const p = await node(paid);
-    p.vendor.fallback = { status: 200, body: PAID, delayMs: 1200 };
+    // The vendor holds the batch run's answer until the test releases it, after the pos
+    // submission has settled: a pos submission that waited for the batch run would never settle
+    // first (only at the batch run's 60 s deadline; the 10 s guard fails it long before).
+    let release!: () => void;
+    const hold = new Promise<void>((r) => {
+      release = r;
+    });
+    p.vendor.fallback = { status: 200, body: PAID, hold };
+    const requested = new Promise<void>((resolve) => {
+      p.vendor.onRequest = resolve;
+    });
     const router = createRouter(
       options({
         nodes: [{ name: 'primary', url: p.url }],
-        lanes: { pos: { default: 200 }, batch: { default: 5000 } },
+        lanes: { pos: { default: 200 }, batch: { default: 60_000 } },
       }),
     );
+    let batchSettled = false;
     const batch = router.submit(rawClaim(), { lane: 'batch' });
-    await new Promise((r) => setTimeout(r, 50));
-    const started = Date.now();
-    const pos = await router.submit(rawClaim());
-    assert.equal(pos.kind, 'in-flight-elsewhere');
-    assert.ok(Date.now() - started < 1000, 'it did not wait for the batch run');
+    void batch.then(
+      () => {
+        batchSettled = true;
+      },
+      () => {
+        batchSettled = true;
+      },
+    );
+    // The batch run owns the claim once its request reached the vendor.
+    await requested;
+    let guard: NodeJS.Timeout | undefined;
+    try {
+      const pos = await Promise.race([
+        router.submit(rawClaim()),
+        new Promise<never>((_, reject) => {
+          guard = setTimeout(() => reject(new Error('the pos submission waited for the batch run')), 10_000);
+        }),
+      ]);
+      assert.equal(pos.kind, 'in-flight-elsewhere');
+      assert.equal(batchSettled, false, 'the pos submission settled only after the batch run');
+    } finally {
+      clearTimeout(guard);
+      release();
+    }
     assert.equal((await batch).kind, 'paid');
     assert.equal(p.vendor.requests.length, 1);
     await router.close();

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -115,9 +116,18 @@ describe('rxgate-sim run --target', () => {
   });
 
   it('a target that refuses connections: the answers say refused', async () => {
-    const server = await serveHandlers(() => []);
-    const url = server.url;
-    await server.close();
+    // Port 1 (tcpmux): nothing here listens on it and no test binds it, so it refuses for the
+    // whole run (a closed server's port could be taken by another process in the meantime).
+    const url = 'http://127.0.0.1:1';
+    const refuses = await new Promise<boolean>((resolve) => {
+      const s = connect(1, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(false);
+      });
+      s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
+    });
+    assert.ok(refuses, 'port 1 refuses connections here (the premise of this test)');
     const dir = await mkdtemp(join(tmpdir(), 'rxgate-refused-'));
     const file = join(dir, 'claims.jsonl');
     await writeFile(file, `${JSON.stringify(claim(1))}\n`);

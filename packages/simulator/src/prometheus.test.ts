@@ -21,16 +21,21 @@ function samples(page: string, metric: string): Map<string, number> {
 describe('Prometheus metrics (--metrics-port)', () => {
   it('a scrape during a loopback run finds the claim counters', async () => {
     const base = await loadScenario('steady');
-    const s = parseScenario({ ...base, traffic: { ...base.traffic, durationMs: 6000, ratePerSecond: 40 } });
+    // Long, light traffic: 12 s at 10 claims a second, cheap enough that a loaded machine still
+    // reports progress in its first seconds (at 40/s for 6 s, under load 20, no report had 5
+    // claims settled within 4 s).
+    const durationMs = 12_000;
+    const s = parseScenario({ ...base, traffic: { ...base.traffic, durationMs, ratePerSecond: 10 } });
     const endpoint = await servePrometheus(0);
     let scrape: Promise<{ page: string; settled: number }> | undefined;
     const result = await runScenario(s, {
       mode: 'loopback',
       telemetry: endpoint.telemetry,
-      // Once some claims have ended (at the 1 s, 2 s or 3 s progress report), with seconds of the
-      // run still to go: one scrape, as Prometheus would.
+      // At the first progress report with some claims ended and at least 4 s of traffic (about
+      // 40 claims) still to arrive: one scrape, as Prometheus would. The scrape is served by this
+      // process's event loop, long before those claims have all been submitted and settled.
       onProgress: (p) => {
-        if (scrape === undefined && p.settled >= 5 && p.elapsedMs < 4000) {
+        if (scrape === undefined && p.settled >= 5 && p.elapsedMs <= durationMs - 4000) {
           const settled = p.settled;
           scrape = fetch(endpoint.url).then(async (r) => ({ page: await r.text(), settled }));
         }

@@ -19,30 +19,36 @@ describe('--store redis --workers N', { skip: !available && 'redis-server not in
 
   it('three processes share one quota: the vendor sees its quota, not three times it', async () => {
     const base = await loadScenario('shared-quota');
-    const s = parseScenario({ ...base, traffic: { ...base.traffic, durationMs: 5000 } });
+    // Batch only: the test is about the shared quota, not pos deadlines (held exactly in virtual
+    // time by the runner and property tests; in real time a late timer under load made a few pos
+    // claims finish past their deadline, 5 of 45 once), so no deadline question arises.
+    const s = parseScenario({
+      ...base,
+      traffic: { ...base.traffic, durationMs: 8000, ratePerSecond: 60, lanes: { pos: 0, batch: 1 } },
+    });
     const r = await runWorkers(s, {
       workers: 3,
       store: server.url,
       cliPath: fileURLToPath(new URL('./cli.ts', import.meta.url)),
     });
     const report = buildReport(r);
-    // Real time, three processes and Redis on a shared machine: a pos claim may finish a little
-    // past its deadline when a timer fires late (one did, with the machine at load 8). Deadlines are
-    // held exactly in virtual time (runner and property tests); here a few late timers are
-    // tolerated, every other invariant is not.
     assert.deepEqual(
-      report.invariants.filter((i) => !i.ok && i.name !== 'pos deadlines kept'),
+      report.invariants.filter((i) => !i.ok),
       [],
     );
-    const late = r.invariants.deadlineMisses.length;
-    assert.ok(late <= Math.max(2, r.claims * 0.01), `${late} of ${r.claims} pos claims past their deadline`);
     assert.ok(r.claims > 100, `${r.claims} claims`);
-    // Three processes at 20/s each would send 60/s: two answers in three throttled. Sharing the
-    // quota, the vendor throttles at most a request that a late timer carried across its window
-    // edge (real time, on a machine that may be busy): under 1 % of the attempts, never a third.
-    const throttledAllowed = Math.max(1, Math.floor(r.attempts * 0.01));
+    // Each process sends a third of 60 claims a second (from when it has started; the start of
+    // three processes under load eats a few seconds of the 8), more than its limiter's 20/s.
+    // With a quota of their own each, the vendor (20/s) would throttle many answers: measured
+    // 18 % of the attempts with each worker's keys apart (load 11). Sharing the quota, only a
+    // request a late timer carried across the window's edge: measured 2 %. The bound sits
+    // between the two, at one attempt in twelve.
+    const throttledAllowed = Math.floor(r.attempts / 12);
     assert.ok(r.throttledAnswers <= throttledAllowed, `${r.throttledAnswers} throttled of ${r.attempts}`);
-    assert.ok((r.statuses['429'] ?? 0) <= throttledAllowed);
+    assert.ok(
+      (r.statuses['429'] ?? 0) <= throttledAllowed,
+      `${r.statuses['429']} answers 429 of ${r.attempts}`,
+    );
     assert.deepEqual(r.invariants.paidTwice, []);
   });
 });

@@ -40,41 +40,65 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
   });
 
   it('one acquire is one round trip; a burst, then pacing at the shared rate', async () => {
+    // In the caller's virtual time: the test moves the clock in 10 ms steps, letting Redis
+    // answer between steps, so a busy machine's slow round trips cannot change what is measured.
+    const clock = new VirtualClock(1_000_000);
+    const redis = await client();
     const limiter = createRedisLimiter({
-      redis: await client(),
+      redis,
       name: fresh(),
+      time: 'caller',
+      clock,
       account: { ratePerSecond: 20, burst: 10 },
     });
     await limiter.acquire({ key: 'p' }); // loads the script (NOSCRIPT, then EVAL) on a fresh server
     const warm = limiter.roundTrips;
-    const t0 = Date.now();
+    const t0 = clock.now();
     for (let i = 0; i < 9; i++) await limiter.acquire({ key: 'p' });
     assert.equal(limiter.roundTrips - warm, 9, 'one EVALSHA per uncontended acquire');
-    assert.ok(Date.now() - t0 < 1000);
+    assert.equal(clock.now(), t0, 'the burst needed no time');
     const times: number[] = [];
-    await Promise.all(
-      Array.from({ length: 10 }, () =>
-        limiter.acquire({ key: 'p', lane: 'batch' }).then(() => times.push(Date.now() - t0)),
-      ),
+    const pending = Array.from({ length: 10 }, () =>
+      limiter.acquire({ key: 'p', lane: 'batch' }).then(() => times.push(clock.now() - t0)),
     );
-    // 10 more at 20/s: the last about 500 ms in.
-    assert.ok(Math.max(...times) >= 400, `paced: ${Math.max(...times)} ms`);
+    while (times.length < 10 && clock.now() - t0 < 5000) {
+      await redis.ping(); // the replies sent before it are in
+      await new Promise((r) => setImmediate(r)); // and their continuations have run
+      await clock.advance(10);
+    }
+    await Promise.all(pending);
+    // 10 more at 20/s: the k-th at k·50 ms, the last at 500 ms of virtual time. Unpaced they
+    // would all come at once; at half the rate the last would come at 1000 ms.
+    const last = Math.max(...times);
+    assert.ok(last >= 450 && last <= 750, `paced: the last at ${last} ms (${times.join(', ')})`);
     limiter.close();
   });
 
   it('fails fast with the predicted wait when the deadline cannot be met', async () => {
+    // In the caller's virtual time, which the test never moves: a limiter that waited for the
+    // deadline instead of failing fast would never reject (the 10 s guard fails it).
+    const clock = new VirtualClock(1_000_000);
     const limiter = createRedisLimiter({
       redis: await client(),
       name: fresh(),
+      time: 'caller',
+      clock,
       account: { ratePerSecond: 1, burst: 1 },
     });
     await limiter.acquire({ key: 'p' });
-    const t0 = Date.now();
-    await assert.rejects(
-      limiter.acquire({ key: 'p', deadline: Date.now() + 300 }),
-      (e) => isDeadlineExceededError(e) && e.predictedWaitMs > 300,
-    );
-    assert.ok(Date.now() - t0 < 200, 'rejected at once, not at the deadline');
+    let guard: NodeJS.Timeout | undefined;
+    const waitedForTime = new Promise<never>((_, reject) => {
+      guard = setTimeout(() => reject(new Error('not rejected while no time passed')), 10_000);
+    });
+    try {
+      await assert.rejects(
+        Promise.race([limiter.acquire({ key: 'p', deadline: clock.now() + 300 }), waitedForTime]),
+        (e) => isDeadlineExceededError(e) && e.predictedWaitMs > 300,
+      );
+    } finally {
+      clearTimeout(guard);
+    }
+    assert.equal(clock.now(), 1_000_000, 'no virtual time passed');
     limiter.close();
   });
 

@@ -13,19 +13,19 @@ describe('hostile: a dead letter stored as text and resubmitted', () => {
     const rand = seeded(77);
     const claims = Array.from({ length: 5 }, (_, i) => makeClaim(4000, i, rand));
     const phi = claims.flatMap((c) => c.phi);
-    const first = makeRouter([v.primary, v.fallback], { readTimeoutMs: 5000 });
+    // The primary holds every answer; the router's read timeout (60 s) is far past the pos
+    // deadline (300 ms): a router that kept its deadline settles in well under the 10 s guard,
+    // one that waited for the answer or the read timeout cannot.
+    const first = makeRouter([v.primary, v.fallback], { readTimeoutMs: 60_000 });
     let texts: string[] = [];
     try {
-      const t0 = Date.now();
       const outcomes = await within(
         Promise.all(
           claims.map((c) => first.router.submit(c.raw, { lane: 'pos', deadline: Date.now() + 300 })),
         ),
         10_000,
-        'pos submissions',
+        'pos submissions (deadline 300 ms, answers held, read timeout 60 s)',
       );
-      const ms = Date.now() - t0;
-      assert.ok(ms <= 300 + 1000, `pos claims took ${ms} ms of 300`);
       for (const o of outcomes) {
         assert.equal(o.kind, 'needs-reconciliation', `pos cut after commit: ${o.kind}`);
         if (o.kind === 'needs-reconciliation') assert.equal(o.node, 'primary');

@@ -106,14 +106,27 @@ export function assertStaysWhereCommitted(
   }
 }
 
+/**
+ * What an audit trail holds, as text to search: a `MemoryAuditLog`'s records (behind a private
+ * field and a getter, so never `Object.keys`/`String` of the log itself), the text of a JSONL
+ * file, or `null` for a log that could write nothing. Anything else throws: a scan that cannot
+ * read the trail must not pass as a scan that found nothing.
+ */
+export function auditText(audit: unknown): string {
+  if (audit === null) return '';
+  if (typeof audit === 'string') return audit;
+  if (audit instanceof MemoryAuditLog) return JSON.stringify(audit.records);
+  throw new Error('assertNoPhi: cannot read this audit log; pass a MemoryAuditLog, the JSONL text or null');
+}
+
 export function assertNoPhi(
   capture: { add(v: unknown): void; findPhi(v: Iterable<string>): string[] },
   outcomes: readonly Outcome[],
-  audit: unknown,
+  audit: MemoryAuditLog | AuditLog | string | null,
   phi: readonly string[],
 ): void {
   for (const o of outcomes) capture.add(o);
-  capture.add(audit);
+  capture.add(auditText(audit));
   const hits = capture.findPhi(phi);
   assert.deepEqual(hits, [], `PHI found: ${hits.slice(0, 3).join(' | ')}`);
 }

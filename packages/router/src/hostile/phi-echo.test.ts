@@ -3,8 +3,9 @@
 // appear, by plain substring search, in anything the router logs, emits, audits or returns.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { MemoryAuditLog } from '../index.js';
 import { assertNoPhi, makeRouter, within } from './harness.fixture.js';
-import { type Fault, makeClaim, seeded, twoNodes } from './independent-vendor.fixture.js';
+import { Capture, type Fault, makeClaim, seeded, twoNodes } from './independent-vendor.fixture.js';
 
 describe('hostile: PHI echoed by vendors and in bad input', () => {
   const faults: Array<[string, Fault[]]> = [
@@ -46,6 +47,29 @@ describe('hostile: PHI echoed by vendors and in bad input', () => {
       );
       h.capture.add({ nested: { claim: c.raw } });
       assert.equal(h.capture.findPhi(c.phi).length, c.phi.length);
+      // The audit trail itself is searched: a record carrying the cardholder id and the last
+      // name is found (on a fresh capture, so only the audit can hold them).
+      const [cardholder, , last] = c.phi;
+      const audit = new MemoryAuditLog();
+      await audit.append({
+        at: 0,
+        correlationId: 'planted',
+        claimKey: 'planted',
+        type: 'outcome',
+        outcome: { kind: 'paid', note: `${cardholder} ${last}` },
+      } as Parameters<MemoryAuditLog['append']>[0]);
+      assert.throws(() => assertNoPhi(new Capture(), [], audit, c.phi), /PHI found/);
+      // And in the router's own log: a planted record there is found too.
+      await h.audit.append({
+        at: 0,
+        correlationId: 'planted',
+        claimKey: 'planted',
+        type: 'decision',
+        decision: `retry ${last}`,
+      } as Parameters<MemoryAuditLog['append']>[0]);
+      assert.throws(() => assertNoPhi(new Capture(), [], h.audit, c.phi), /PHI found/);
+      // A log the scan cannot read is an error, never an empty trail.
+      assert.throws(() => assertNoPhi(new Capture(), [], {} as MemoryAuditLog, c.phi), /cannot read/);
     } finally {
       await within(h.router.close(), 10_000, 'close');
       await v.close();

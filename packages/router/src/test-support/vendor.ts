@@ -15,6 +15,8 @@ export interface VendorAnswer {
   readonly gatewayAfterCommit?: { readonly status: number; readonly body?: string };
   /** Delay before answering. */
   readonly delayMs?: number;
+  /** Held until this settles before answering (the test releases it: ordering, not time). */
+  readonly hold?: Promise<unknown>;
 }
 
 export interface TestVendor {
@@ -96,6 +98,7 @@ export function testVendor(base: string): TestVendor {
         });
       const answer = v.script.shift() ?? v.fallback;
       if (answer.delayMs) await delay(answer.delayMs);
+      if (answer.hold) await answer.hold;
       if (answer.status === 200 && answer.body !== undefined) {
         const b = answer.body as Record<string, unknown>;
         if (['P', 'A', 'C'].includes(String(b['112-AN'])) && !b['511-FB']) {
