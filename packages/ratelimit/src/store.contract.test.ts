@@ -281,6 +281,15 @@ function contract(kind: StoreKind): void {
       assert.equal(await store.take([payer], 1, 0), 2000);
     });
 
+    it("a spent budget that ends before the level's own next token: the token's wait", async () => {
+      const store: RateStore = kind.make();
+      const a = level('a', 1, 1);
+      assert.equal(await store.take([a], 1, 0), 0);
+      await store.adjust(a, { budget: { count: 0, until: 300 } }, 0);
+      assert.equal(await store.take([a], 1, 0), 1000, 'the token is further than the end of the budget');
+      assert.equal(await store.peek([a], 1, 100), 900);
+    });
+
     it('a budget whose end has passed limits nothing', async () => {
       const store: RateStore = kind.make();
       const a = level('a', 100, 10);
