@@ -1,4 +1,5 @@
 import { type CommitState, UNSENT } from './commit-state.js';
+import { type KeptOutcome, keep, restore } from './kept-outcome.js';
 import {
   type Admission,
   advancesGeneration,
@@ -13,8 +14,8 @@ import type { Outcome } from './outcome.js';
 export interface ClaimEntry {
   owned: boolean;
   commit: CommitState;
-  /** Set when finished with a closing outcome (paid, approved, captured, duplicate). */
-  outcome: Outcome | undefined;
+  /** Set when finished with a closing outcome (paid, approved, captured, duplicate), as kept. */
+  outcome: KeptOutcome | undefined;
   /** The attempt generation: one more per payer reject and per accepted reversal. */
   generation: number;
   /** When it finished or last moved generation (the ledger's clock), for retention. */
@@ -52,7 +53,7 @@ export class ClaimTable {
 
   begin(identity: string): Admission {
     const e = this.entry(identity);
-    if (e.outcome !== undefined) return { kind: 'done', outcome: e.outcome };
+    if (e.outcome !== undefined) return { kind: 'done', outcome: restore(e.outcome) };
     if (e.owned) {
       const waiters = e.waiters ?? [];
       e.waiters = waiters;
@@ -101,7 +102,7 @@ export class ClaimTable {
     const waiters = e.waiters;
     e.waiters = undefined;
     if (closes(outcome)) {
-      e.outcome = outcome;
+      e.outcome = keep(outcome);
       e.finishedAt = at;
     } else if (advancesGeneration(outcome)) {
       e.generation++;
@@ -129,7 +130,11 @@ export class ClaimTable {
 
   lookup(identity: string): LedgerView {
     const e = this.#claims.get(identity);
-    return { outcome: e?.outcome, generation: e?.generation ?? 0, commit: e?.commit ?? UNSENT };
+    return {
+      outcome: e?.outcome === undefined ? undefined : restore(e.outcome),
+      generation: e?.generation ?? 0,
+      commit: e?.commit ?? UNSENT,
+    };
   }
 
   commitOf(identity: string): CommitState {

@@ -43,6 +43,12 @@ export function explain(o: Outcome): string {
 
 /** The outcome with its {@link explain} filled in (in place: outcomes are built fresh per claim). */
 export function withExplanation<O extends Outcome>(o: O): O {
-  if (o.explanation === undefined) (o as Mutable<Outcome>).explanation = explain(o);
+  if (o.explanation === undefined) {
+    const text = explain(o);
+    // Read once, the text is one flat string rather than the tree of pieces its template built:
+    // a finished outcome may be kept for days (the ledger), and the tree took twice the memory.
+    text.charCodeAt(0);
+    (o as Mutable<Outcome>).explanation = text;
+  }
   return o;
 }

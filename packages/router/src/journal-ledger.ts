@@ -2,6 +2,7 @@ import { type Clock, systemClock } from '@rxgate/ratelimit';
 import { answer, ClaimTable } from './claim-table.js';
 import { type CommitState, UNSENT } from './commit-state.js';
 import { FileJournal, isJournalLost, type Journal } from './journal.js';
+import { keep, restore } from './kept-outcome.js';
 import { type Admission, advancesGeneration, closes, type Ledger, type LedgerView } from './ledger.js';
 import { deserializeOutcome, type Outcome, serializeOutcome } from './outcome.js';
 
@@ -92,7 +93,7 @@ export class JournalLedger implements Ledger {
     else if ('u' in line) this.#table.entry(line.u).commit = UNSENT;
     else if ('d' in line) {
       const e = this.#table.entry(line.d);
-      e.outcome = deserializeOutcome(line.o);
+      e.outcome = keep(deserializeOutcome(line.o));
       e.finishedAt = line.at;
     } else if ('g' in line) {
       const e = this.#table.entry(line.g);
@@ -194,7 +195,7 @@ export class JournalLedger implements Ledger {
       // The generation first: on replay it clears the outcome the next line restores.
       if (e.generation > 0) lines.push(JSON.stringify({ g: id, n: e.generation, at: e.finishedAt }));
       if (e.outcome !== undefined)
-        lines.push(JSON.stringify({ d: id, at: e.finishedAt, o: serializeOutcome(e.outcome) }));
+        lines.push(JSON.stringify({ d: id, at: e.finishedAt, o: serializeOutcome(restore(e.outcome)) }));
       else if (e.commit.kind === 'pinned') lines.push(JSON.stringify({ p: id, n: e.commit.node }));
       else if (!e.owned && e.waiters === undefined && e.generation === 0) this.#table.delete(id);
     }
