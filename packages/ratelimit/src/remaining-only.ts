@@ -16,6 +16,7 @@
  * throttle puts it there at once (or halves it, when it came far above any rate the vendor was
  * seen to accept), so one throttle, not one a second, ends the search.
  */
+import { type OwnReading, OwnSends, windowFromOwnSends } from './own-window.js';
 import { windowFromResets } from './reset-period.js';
 import { ROUND_WINDOWS_MS } from './round-window.js';
 
@@ -42,6 +43,10 @@ export class RemainingOnlyRate {
   #lastReset: { remaining: number; admitted: number } | undefined;
   /** The window a fixed window resets at, read from Remaining's resets (ms), once known. */
   windowMs: number | undefined;
+  // What we sent over time (130 s of it), and the run of answers that read the same window from it.
+  readonly #sends = new OwnSends(130_000);
+  #own: { w: number; since: number; answers: number } | undefined;
+  readonly #readings: OwnReading[] = [];
 
   constructor(minRate: number, targetShare = 0.99) {
     this.#minRate = minRate;
@@ -58,6 +63,12 @@ export class RemainingOnlyRate {
   static readonly leastMs = 1200;
   /** How many of the last resets the window is read from. */
   static readonly resetsKept = 12;
+  /** The windows read from our sends (kept 130 s): up to 2 minutes. */
+  static readonly ownWindowsMs = ROUND_WINDOWS_MS.filter((w) => w <= 120_000);
+  /** Answers in a row, over a window (2 s at least), that must read the same window. */
+  static readonly ownAnswers = 12;
+  /** Answers whose counts are averaged for one reading of the window. */
+  static readonly ownReadings = 16;
 
   #ceiling(): number {
     return this.upper * RemainingOnlyRate.upperShare;
@@ -79,6 +90,7 @@ export class RemainingOnlyRate {
   ): void {
     if (limit !== undefined) this.#limit = limit;
     this.#readReset(now, remaining, admitted, quietUntil);
+    this.#readOwnWindow(now, remaining, limit, vendorCount);
     const recent = this.#recent;
     recent.push({ t: now, remaining, vendor: vendorCount + remaining });
     while (recent.length > 2 && recent[0]!.t < now - RemainingOnlyRate.spanMs) recent.shift();
@@ -146,6 +158,41 @@ export class RemainingOnlyRate {
     const w = windowFromResets(resets, ROUND_WINDOWS_MS, { minWindowMs });
     if (w === undefined) return;
     this.windowMs = w;
+    this.#windowRate();
+  }
+
+  // A sliding window counts what we sent in it: the window over which we sent limit − remaining,
+  // read alike by answers in a row over a window (a fixed window's count since its start reads
+  // a different window at each answer), is the vendor's (own-window.ts).
+  #readOwnWindow(now: number, remaining: number, limit: number | undefined, vendorCount: number): void {
+    const sends = this.#sends;
+    sends.record(now, vendorCount);
+    if (limit === undefined || remaining === 0) return;
+    const history = sends.spanMs(now);
+    const readings = this.#readings;
+    readings.push({
+      counted: limit - remaining,
+      sent: RemainingOnlyRate.ownWindowsMs.map((w) => (w < history ? sends.sentWithin(w) : Number.NaN)),
+      all: sends.sentWithin(history),
+    });
+    if (readings.length > RemainingOnlyRate.ownReadings) readings.shift();
+    const w = windowFromOwnSends(readings, RemainingOnlyRate.ownWindowsMs);
+    // A fixed window's count since its start, averaged over its windows, reads half its window:
+    // Remaining back up (a reset) within two windows says it is one.
+    const lastReset = this.#resets.at(-1) ?? Number.NEGATIVE_INFINITY;
+    const own = this.#own;
+    if (w === undefined || now - lastReset < Math.max(2 * w, 3000)) this.#own = undefined;
+    else if (own === undefined || own.w !== w) this.#own = { w, since: now, answers: 1 };
+    else own.answers++;
+    const run = this.#own;
+    if (
+      run === undefined ||
+      this.windowMs !== undefined ||
+      run.answers < RemainingOnlyRate.ownAnswers ||
+      now - run.since < Math.max(run.w, 2000)
+    )
+      return;
+    this.windowMs = run.w;
     this.#windowRate();
   }
 
