@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type OwnReading, OwnSends, windowFromOwnSends } from './own-window.js';
-import { RemainingOnlyRate } from './remaining-only.js';
+import { RemainingOnlyRate, windowPace } from './remaining-only.js';
 
 const CANDIDATES = [500, 1000, 2000, 10_000];
 // `n` answers that each say `counted`, against sends of `rate` a second over `historyMs`.
@@ -110,4 +110,19 @@ describe('RemainingOnlyRate: a sliding log read from what we sent, before any th
     for (let i = 1; i <= 200; i++) r.answer(i * 100, 19, 20, i, i, 10, -Infinity);
     assert.equal(r.windowMs, undefined);
   });
+});
+
+describe('windowPace: a window read from Remaining, under the least rate throttled at', () => {
+  const table: [string, number, number][] = [
+    // name, upper (the least rate throttled at), the pace expected, for 20 per 1 s
+    ['no throttle: 99 % of 20/s', Number.POSITIVE_INFINITY, 19.8],
+    ['throttled at 20/s (the window itself): 99 % of it', 20, 19.8],
+    ['throttled at 19.7/s (what a bucket freed, read a little low): 19.7/s', 19.7, 19.7],
+    ['throttled at 15/s (the window overstates): 98.5 % of 15/s', 15, 14.775],
+  ];
+  for (const [name, upper, expected] of table)
+    it(name, () => {
+      const pace = windowPace({ limit: 20, windowMs: 1000, targetShare: 0.99, upper, upperShare: 0.985 });
+      assert.ok(Math.abs(pace - expected) < 1e-9, `pace ${pace}`);
+    });
 });
