@@ -112,17 +112,49 @@ describe('RemainingOnlyRate: a sliding log read from what we sent, before any th
   });
 });
 
-describe('windowPace: a window read from Remaining, under the least rate throttled at', () => {
-  const table: [string, number, number][] = [
-    // name, upper (the least rate throttled at), the pace expected, for 20 per 1 s
-    ['no throttle: 99 % of 20/s', Number.POSITIVE_INFINITY, 19.8],
-    ['throttled at 20/s (the window itself): 99 % of it', 20, 19.8],
-    ['throttled at 19.7/s (what a bucket freed, read a little low): 19.7/s', 19.7, 19.7],
-    ['throttled at 15/s (the window overstates): 98.5 % of 15/s', 15, 14.775],
+describe('windowPace: a window read from Remaining, under what throttles and drains said', () => {
+  const table: [string, number, number, number][] = [
+    // name, least rate in force at a throttle, least bound (drains too), the pace expected, for 20 per 1 s
+    ['no throttle: 99 % of 20/s', Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, 19.8],
+    ['throttled at 20/s (the window itself): 99 % of it', 20, 20, 19.8],
+    ["throttled at 20.3/s, a drain read at 18.6/s: the throttle was the window's, 99 %", 20.3, 18.6, 19.8],
+    ["throttled at 19.7/s (within 2 % of the window's rate): 19.7/s", 19.7, 19.7, 19.7],
+    ['throttled at 15/s (the window overstates): 98.5 % of 15/s', 15, 15, 14.775],
+    ['throttled at 15/s, a drain read at 10/s: 98.5 % of 10/s', 15, 10, 9.85],
   ];
-  for (const [name, upper, expected] of table)
+  for (const [name, throttledAt, upper, expected] of table)
     it(name, () => {
-      const pace = windowPace({ limit: 20, windowMs: 1000, targetShare: 0.99, upper, upperShare: 0.985 });
+      const pace = windowPace({
+        limit: 20,
+        windowMs: 1000,
+        targetShare: 0.99,
+        throttledAt,
+        upper,
+        upperShare: 0.985,
+      });
       assert.ok(Math.abs(pace - expected) < 1e-9, `pace ${pace}`);
     });
+});
+
+describe('RemainingOnlyRate: a window read after a throttle that looked like a drain', () => {
+  it('Remaining fell answer by answer at 20.3/s sent, a throttle, then a sliding log of 20 a second at 18.3/s sent: 99 % of 20/s, not 98.5 % of the drain', () => {
+    const r = new RemainingOnlyRate(0.1, 0.99);
+    const log: number[] = [];
+    let sent = 0;
+    // Remaining falls by one every 250 ms while we send at 20.3/s: what the vendor freed reads 16.3/s.
+    for (let t = 0; t < 2000; t += 1000 / 20.3) {
+      sent++;
+      log.push(t);
+      r.answer(t, Math.max(0, 10 - Math.floor(t / 250)), 20, sent, sent, 20.3, -Infinity);
+    }
+    r.throttled(2000, 20.3, -Infinity);
+    for (let t = 2000; t < 12_000; t += 1000 / 18.3) {
+      sent++;
+      log.push(t);
+      const inWindow = log.filter((x) => x > t - 1000).length;
+      r.answer(t, Math.max(0, 20 - inWindow), 20, sent, sent, r.rate ?? 18.3, -Infinity);
+    }
+    assert.equal(r.windowMs, 1000);
+    assert.ok(Math.abs(r.rate! - 19.8) < 1e-9, `rate ${r.rate}`);
+  });
 });

@@ -21,24 +21,26 @@ import { windowFromResets } from './reset-period.js';
 import { ROUND_WINDOWS_MS } from './round-window.js';
 
 /**
- * The pace of a window read from Remaining: `targetShare` of limit / window, under the least
- * rate throttled at (`upper`). A throttle at the window's rate or above (2 % of slack: a rate
- * read from what a bucket freed is a measurement) is the window's own: it does not take the
- * pace under its target share, only under `upper` itself. A throttle below it says the window
- * overstates the rate: the pace stays `upperShare` under that throttle, as without a window.
- * (Before, every throttle capped the pace at 98.5 % of it: a sliding log of 20/s throttled
- * once at 20/s was paced at 19.7/s, 98.5 %.) Tested as a table in own-window.test.ts.
+ * The pace of a window read from Remaining: `targetShare` of limit / window. A throttle at the
+ * window's rate or above (`throttledAt`, the least rate in force at a throttle, within 2 %) is
+ * the window's own: the pace stays under that rate only. A throttle below it says the window
+ * overstates the rate: the pace stays `upperShare` under every bound (`upper`: throttles, and
+ * what a bucket was seen to free), as without a window. (Before, every bound capped the pace at
+ * 98.5 % of it: a sliding log of 20/s throttled once at 20/s was paced at 19.7/s, and a sliding
+ * counter whose Remaining fell while its windows took unequal counts, read as a bucket's drain of
+ * 18.6/s, at 18.3/s.) Tested as a table in own-window.test.ts.
  */
 export function windowPace(input: {
   readonly limit: number;
   readonly windowMs: number;
   readonly targetShare: number;
+  readonly throttledAt: number;
   readonly upper: number;
   readonly upperShare: number;
 }): number {
-  const { limit, windowMs, targetShare, upper, upperShare } = input;
+  const { limit, windowMs, targetShare, throttledAt, upper, upperShare } = input;
   const rate = (limit * 1000) / windowMs;
-  return Math.min(rate * targetShare, upper >= 0.98 * rate ? upper : upper * upperShare);
+  return Math.min(rate * targetShare, throttledAt >= 0.98 * rate ? throttledAt : upper * upperShare);
 }
 
 export class RemainingOnlyRate {
@@ -47,6 +49,10 @@ export class RemainingOnlyRate {
   rate: number | undefined;
   /** The least rate the vendor throttled at or drained its bucket at (an upper bound on its rate). */
   upper = Number.POSITIVE_INFINITY;
+  // The least rate in force at a throttle: the bound a window read from Remaining stays under (a
+  // bucket's drain is no window's; a sliding counter's Remaining falls when windows took unequal
+  // counts, and read as a drain, it held a 20/s counter at 18.3/s).
+  #upperAt = Number.POSITIVE_INFINITY;
   // The most the vendor was seen to accept over a span of answers (its `vendor` slope).
   #accepted = 0;
   readonly #recent: { t: number; remaining: number; vendor: number }[] = [];
@@ -151,6 +157,7 @@ export class RemainingOnlyRate {
       limit: this.#limit,
       windowMs: this.windowMs,
       targetShare: this.#targetShare,
+      throttledAt: this.#upperAt,
       upper: this.upper,
       upperShare: RemainingOnlyRate.upperShare,
     });
@@ -204,11 +211,8 @@ export class RemainingOnlyRate {
     });
     if (readings.length > RemainingOnlyRate.ownReadings) readings.shift();
     const w = windowFromOwnSends(readings, RemainingOnlyRate.ownWindowsMs);
-    // A fixed window's count since its start, averaged over its windows, reads half its window:
-    // Remaining back up (a reset) within two windows says it is one.
-    const lastReset = this.#resets.at(-1) ?? Number.NEGATIVE_INFINITY;
     const own = this.#own;
-    if (w === undefined || now - lastReset < Math.max(2 * w, 3000)) this.#own = undefined;
+    if (w === undefined || this.#fixedWindowSays(now, w)) this.#own = undefined;
     else if (own === undefined || own.w !== w) this.#own = { w, since: now, answers: 1 };
     else own.answers++;
     const run = this.#own;
@@ -221,6 +225,18 @@ export class RemainingOnlyRate {
       return;
     this.windowMs = run.w;
     this.#windowRate();
+  }
+
+  // A fixed window's count since its start, averaged over its windows, reads about half its
+  // window: Remaining back up (a reset) within two windows, the last two resets further apart
+  // than the window read, says it is one. (A sliding counter's Remaining also comes back up when
+  // its windows took unequal counts, but a window apart: the window read.)
+  #fixedWindowSays(now: number, w: number): boolean {
+    const resets = this.#resets;
+    const last = resets.at(-1) ?? Number.NEGATIVE_INFINITY;
+    if (now - last >= Math.max(2 * w, 3000)) return false;
+    const before = resets.at(-2);
+    return before === undefined || w < 0.8 * (last - before);
   }
 
   // The answers kept, when all came after `from` (none were read through a pause).
@@ -263,6 +279,7 @@ export class RemainingOnlyRate {
     const drained =
       slope !== undefined && slope >= 0.5 * at && slope < at && this.#draining(answers, this.#limit);
     this.upper = Math.min(this.upper, drained ? slope : at);
+    this.#upperAt = Math.min(this.#upperAt, at);
     // Throttled at a fixed window's own pace: that was no fixed window (or not that one).
     if (this.windowMs !== undefined) {
       this.windowMs = undefined;
