@@ -158,3 +158,22 @@ describe('RemainingOnlyRate: a window read after a throttle that looked like a d
     assert.ok(Math.abs(r.rate! - 19.8) < 1e-9, `rate ${r.rate}`);
   });
 });
+
+describe('RemainingOnlyRate: a long window read after a throttle its own sends explain', () => {
+  it('a sliding log of 100 per 10 s, sent at 16/s for 6.25 s, throttled at 8/s in force, then sent at 8/s: 99 % of 10/s (what we sent over the 10 s before the throttle was 100)', () => {
+    const r = new RemainingOnlyRate(0.1, 0.99);
+    const log: number[] = [];
+    let sent = 0;
+    const send = (t: number, current: number): void => {
+      sent++;
+      log.push(t);
+      const inWindow = log.filter((x) => x > t - 10_000).length;
+      r.answer(t, Math.max(0, 100 - inWindow), 100, sent, sent, current, -Infinity);
+    };
+    for (let t = 0; t < 6250; t += 1000 / 16) send(t, 16);
+    r.throttled(6300, 8, -Infinity);
+    for (let t = 6300; t < 40_000; t += 1000 / 8) send(t, r.rate ?? 8);
+    assert.equal(r.windowMs, 10_000);
+    assert.ok(Math.abs(r.rate! - 9.9) < 1e-9, `rate ${r.rate}`);
+  });
+});

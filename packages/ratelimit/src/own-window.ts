@@ -57,6 +57,11 @@ export class OwnSends {
     this.#everyMs = everyMs;
   }
 
+  /** When the log begins (+Infinity while empty). */
+  get startsAt(): number {
+    return this.#head < this.#t.length ? this.#t[this.#head]! : Number.POSITIVE_INFINITY;
+  }
+
   /** How far back the log reaches from `now` (ms). */
   spanMs(now: number): number {
     return this.#head < this.#t.length ? now - this.#t[this.#head]! : 0;
@@ -83,20 +88,30 @@ export class OwnSends {
   /** What we sent in the last `ms` before the latest record (all of the log when it is shorter). */
   sentWithin(ms: number): number {
     const t = this.#t;
-    const n = this.#n;
     const last = t.length - 1;
     if (last < this.#head) return 0;
-    const from = t[last]! - ms;
-    // The count at `from`, interpolated between the records around it.
+    return this.sentBetween(t[last]! - ms, t[last]!);
+  }
+
+  /** What we sent from `from` to `to` (the log's ends where it is shorter). */
+  sentBetween(from: number, to: number): number {
+    return this.#countAt(to) - this.#countAt(from);
+  }
+
+  // The count at `at`, interpolated between the records around it.
+  #countAt(at: number): number {
+    const t = this.#t;
+    const n = this.#n;
     let lo = this.#head;
-    let hi = last;
-    if (t[lo]! >= from) return n[last]! - n[lo]!;
+    let hi = t.length - 1;
+    if (hi < lo) return 0;
+    if (at <= t[lo]!) return n[lo]!;
+    if (at >= t[hi]!) return n[hi]!;
     while (hi - lo > 1) {
       const mid = (lo + hi) >> 1;
-      if (t[mid]! < from) lo = mid;
+      if (t[mid]! < at) lo = mid;
       else hi = mid;
     }
-    const at = n[lo]! + ((n[hi]! - n[lo]!) * (from - t[lo]!)) / (t[hi]! - t[lo]!);
-    return n[last]! - at;
+    return n[lo]! + ((n[hi]! - n[lo]!) * (at - t[lo]!)) / (t[hi]! - t[lo]!);
   }
 }

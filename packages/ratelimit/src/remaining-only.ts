@@ -49,10 +49,12 @@ export class RemainingOnlyRate {
   rate: number | undefined;
   /** The least rate the vendor throttled at or drained its bucket at (an upper bound on its rate). */
   upper = Number.POSITIVE_INFINITY;
-  // The least rate in force at a throttle: the bound a window read from Remaining stays under (a
-  // bucket's drain is no window's; a sliding counter's Remaining falls when windows took unequal
-  // counts, and read as a drain, it held a 20/s counter at 18.3/s).
-  #upperAt = Number.POSITIVE_INFINITY;
+  // When the last throttles came (those our send log still covers): a window read from Remaining
+  // stays under what we had sent over that window before each (not a bucket's drain, which is no
+  // window's: a sliding counter's Remaining falls when its windows took unequal counts, and read
+  // as a drain, it held a 20/s counter at 18.3/s; and not the rate in force then: a 10 s log still
+  // holds what we sent faster before, and a throttle at 8/s held a log of 10/s at 8.1/s).
+  readonly #throttleTimes: number[] = [];
   // The most the vendor was seen to accept over a span of answers (its `vendor` slope).
   #accepted = 0;
   readonly #recent: { t: number; remaining: number; vendor: number }[] = [];
@@ -157,7 +159,7 @@ export class RemainingOnlyRate {
       limit: this.#limit,
       windowMs: this.windowMs,
       targetShare: this.#targetShare,
-      throttledAt: this.#upperAt,
+      throttledAt: this.#throttledOver(this.windowMs),
       upper: this.upper,
       upperShare: RemainingOnlyRate.upperShare,
     });
@@ -227,6 +229,17 @@ export class RemainingOnlyRate {
     this.#windowRate();
   }
 
+  // The least rate we sent at over `windowMs` before a throttle our send log covers.
+  #throttledOver(windowMs: number): number {
+    let least = Number.POSITIVE_INFINITY;
+    const sends = this.#sends;
+    for (const at of this.#throttleTimes) {
+      const rate = (sends.sentBetween(at - windowMs, at) * 1000) / windowMs;
+      if (at - windowMs >= sends.startsAt && rate < least) least = rate;
+    }
+    return least;
+  }
+
   // A fixed window's count since its start, averaged over its windows, reads about half its
   // window: Remaining back up (a reset) within two windows, the last two resets further apart
   // than the window read, says it is one. (A sliding counter's Remaining also comes back up when
@@ -279,7 +292,8 @@ export class RemainingOnlyRate {
     const drained =
       slope !== undefined && slope >= 0.5 * at && slope < at && this.#draining(answers, this.#limit);
     this.upper = Math.min(this.upper, drained ? slope : at);
-    this.#upperAt = Math.min(this.#upperAt, at);
+    this.#throttleTimes.push(now);
+    if (this.#throttleTimes.length > 16) this.#throttleTimes.shift();
     // Throttled at a fixed window's own pace: that was no fixed window (or not that one).
     if (this.windowMs !== undefined) {
       this.windowMs = undefined;
