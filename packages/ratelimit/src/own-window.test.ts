@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type OwnReading, OwnSends, windowFromOwnSends } from './own-window.js';
-import { RemainingOnlyRate, windowPace } from './remaining-only.js';
+import { RemainingOnlyRate, throttledRate, windowPace } from './remaining-only.js';
 
 const CANDIDATES = [500, 1000, 2000, 10_000];
 // `n` answers that each say `counted`, against sends of `rate` a second over `historyMs`.
@@ -176,4 +176,31 @@ describe('RemainingOnlyRate: a long window read after a throttle its own sends e
     assert.equal(r.windowMs, 10_000);
     assert.ok(Math.abs(r.rate! - 9.9) < 1e-9, `rate ${r.rate}`);
   });
+});
+
+describe('throttledRate: the rate a throttle bounds a window read from Remaining at', () => {
+  const table: [string, { rate: number; sent: number }[], number][] = [
+    // name, throttles (rate in force, what we sent over the window before, per second), bound
+    ['no throttle: no bound', [], Number.POSITIVE_INFINITY],
+    [
+      'a 10 s log throttled at 8/s after a faster start (100 sent over it): 10/s',
+      [{ rate: 8, sent: 10 }],
+      10,
+    ],
+    [
+      'throttled at 40/s in force while our log had 12/s over the window (answers in flight): 40/s',
+      [{ rate: 40, sent: 12 }],
+      40,
+    ],
+    [
+      'two throttles: the lesser bound',
+      [
+        { rate: 20, sent: 20.3 },
+        { rate: 15, sent: 14 },
+      ],
+      15,
+    ],
+  ];
+  for (const [name, throttles, expected] of table)
+    it(name, () => assert.equal(throttledRate(throttles), expected));
 });

@@ -43,18 +43,34 @@ export function windowPace(input: {
   return Math.min(rate * targetShare, throttledAt >= 0.98 * rate ? throttledAt : upper * upperShare);
 }
 
+/**
+ * The bound throttles put on a window read from Remaining: the least, over them, of the rate in
+ * force at each and what we sent over the window before it (per second), whichever is more.
+ * Either says we reached the window's rate when we did: the rate in force misses a long window's
+ * history (a 10 s log throttled at 8/s after a faster start), our send log misses the requests
+ * whose answers had not come back (a burst throttled at 40/s). Tested as a table.
+ */
+export function throttledRate(
+  throttles: readonly { readonly rate: number; readonly sent: number }[],
+): number {
+  let least = Number.POSITIVE_INFINITY;
+  for (const { rate, sent } of throttles) least = Math.min(least, Math.max(rate, sent));
+  return least;
+}
+
 export class RemainingOnlyRate {
   readonly #minRate: number;
   /** The rate to send at (undefined until the first reading). */
   rate: number | undefined;
   /** The least rate the vendor throttled at or drained its bucket at (an upper bound on its rate). */
   upper = Number.POSITIVE_INFINITY;
-  // When the last throttles came (those our send log still covers): a window read from Remaining
-  // stays under what we had sent over that window before each (not a bucket's drain, which is no
-  // window's: a sliding counter's Remaining falls when its windows took unequal counts, and read
-  // as a drain, it held a 20/s counter at 18.3/s; and not the rate in force then: a 10 s log still
-  // holds what we sent faster before, and a throttle at 8/s held a log of 10/s at 8.1/s).
-  readonly #throttleTimes: number[] = [];
+  // The last throttles (those our send log still covers), when and at what rate in force: a
+  // window read from Remaining stays under the more of that rate and what we had sent over the
+  // window before each (not a bucket's drain, which is no window's: a sliding counter's
+  // Remaining falls when its windows took unequal counts, and read as a drain, it held a 20/s
+  // counter at 18.3/s; and not the rate in force alone: a 10 s log still holds what we sent
+  // faster before, and a throttle at 8/s held a log of 10/s at 7.9/s).
+  readonly #throttles: { at: number; rate: number }[] = [];
   // The most the vendor was seen to accept over a span of answers (its `vendor` slope).
   #accepted = 0;
   readonly #recent: { t: number; remaining: number; vendor: number }[] = [];
@@ -229,15 +245,17 @@ export class RemainingOnlyRate {
     this.#windowRate();
   }
 
-  // The least rate we sent at over `windowMs` before a throttle our send log covers.
+  // The least, over the throttles kept, of the rate in force then and what we sent over
+  // `windowMs` before it, whichever is more (less where the log no longer covers it: a bound
+  // read too low).
   #throttledOver(windowMs: number): number {
-    let least = Number.POSITIVE_INFINITY;
     const sends = this.#sends;
-    for (const at of this.#throttleTimes) {
-      const rate = (sends.sentBetween(at - windowMs, at) * 1000) / windowMs;
-      if (at - windowMs >= sends.startsAt && rate < least) least = rate;
-    }
-    return least;
+    return throttledRate(
+      this.#throttles.map(({ at, rate }) => ({
+        rate,
+        sent: (sends.sentBetween(at - windowMs, at) * 1000) / windowMs,
+      })),
+    );
   }
 
   // A fixed window's count since its start, averaged over its windows, reads about half its
@@ -292,8 +310,8 @@ export class RemainingOnlyRate {
     const drained =
       slope !== undefined && slope >= 0.5 * at && slope < at && this.#draining(answers, this.#limit);
     this.upper = Math.min(this.upper, drained ? slope : at);
-    this.#throttleTimes.push(now);
-    if (this.#throttleTimes.length > 16) this.#throttleTimes.shift();
+    this.#throttles.push({ at: now, rate: at });
+    if (this.#throttles.length > 16) this.#throttles.shift();
     // Throttled at a fixed window's own pace: that was no fixed window (or not that one).
     if (this.windowMs !== undefined) {
       this.windowMs = undefined;
