@@ -16,8 +16,47 @@
  * throttle puts it there at once (or halves it, when it came far above any rate the vendor was
  * seen to accept), so one throttle, not one a second, ends the search.
  */
+import { type OwnReading, OwnSends, windowFromOwnSends } from './own-window.js';
 import { windowFromResets } from './reset-period.js';
 import { ROUND_WINDOWS_MS } from './round-window.js';
+
+/**
+ * The pace of a window read from Remaining: `targetShare` of limit / window. A throttle at the
+ * window's rate or above (`throttledAt`, the least rate in force at a throttle, within 2 %) is
+ * the window's own: the pace stays under that rate only. A throttle below it says the window
+ * overstates the rate: the pace stays `upperShare` under every bound (`upper`: throttles, and
+ * what a bucket was seen to free), as without a window. (Before, every bound capped the pace at
+ * 98.5 % of it: a sliding log of 20/s throttled once at 20/s was paced at 19.7/s, and a sliding
+ * counter whose Remaining fell while its windows took unequal counts, read as a bucket's drain of
+ * 18.6/s, at 18.3/s.) Tested as a table in own-window.test.ts.
+ */
+export function windowPace(input: {
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly targetShare: number;
+  readonly throttledAt: number;
+  readonly upper: number;
+  readonly upperShare: number;
+}): number {
+  const { limit, windowMs, targetShare, throttledAt, upper, upperShare } = input;
+  const rate = (limit * 1000) / windowMs;
+  return Math.min(rate * targetShare, throttledAt >= 0.98 * rate ? throttledAt : upper * upperShare);
+}
+
+/**
+ * The bound throttles put on a window read from Remaining: the least, over them, of the rate in
+ * force at each and what we sent over the window before it (per second), whichever is more.
+ * Either says we reached the window's rate when we did: the rate in force misses a long window's
+ * history (a 10 s log throttled at 8/s after a faster start), our send log misses the requests
+ * whose answers had not come back (a burst throttled at 40/s). Tested as a table.
+ */
+export function throttledRate(
+  throttles: readonly { readonly rate: number; readonly sent: number }[],
+): number {
+  let least = Number.POSITIVE_INFINITY;
+  for (const { rate, sent } of throttles) least = Math.min(least, Math.max(rate, sent));
+  return least;
+}
 
 export class RemainingOnlyRate {
   readonly #minRate: number;
@@ -25,6 +64,13 @@ export class RemainingOnlyRate {
   rate: number | undefined;
   /** The least rate the vendor throttled at or drained its bucket at (an upper bound on its rate). */
   upper = Number.POSITIVE_INFINITY;
+  // The last throttles (those our send log still covers), when and at what rate in force: a
+  // window read from Remaining stays under the more of that rate and what we had sent over the
+  // window before each (not a bucket's drain, which is no window's: a sliding counter's
+  // Remaining falls when its windows took unequal counts, and read as a drain, it held a 20/s
+  // counter at 18.3/s; and not the rate in force alone: a 10 s log still holds what we sent
+  // faster before, and a throttle at 8/s held a log of 10/s at 7.9/s).
+  readonly #throttles: { at: number; rate: number }[] = [];
   // The most the vendor was seen to accept over a span of answers (its `vendor` slope).
   #accepted = 0;
   readonly #recent: { t: number; remaining: number; vendor: number }[] = [];
@@ -42,6 +88,10 @@ export class RemainingOnlyRate {
   #lastReset: { remaining: number; admitted: number } | undefined;
   /** The window a fixed window resets at, read from Remaining's resets (ms), once known. */
   windowMs: number | undefined;
+  // What we sent over time (130 s of it), and the run of answers that read the same window from it.
+  readonly #sends = new OwnSends(130_000);
+  #own: { w: number; since: number; answers: number } | undefined;
+  readonly #readings: OwnReading[] = [];
 
   constructor(minRate: number, targetShare = 0.99) {
     this.#minRate = minRate;
@@ -58,6 +108,12 @@ export class RemainingOnlyRate {
   static readonly leastMs = 1200;
   /** How many of the last resets the window is read from. */
   static readonly resetsKept = 12;
+  /** The windows read from our sends (kept 130 s): up to 2 minutes. */
+  static readonly ownWindowsMs = ROUND_WINDOWS_MS.filter((w) => w <= 120_000);
+  /** Answers in a row, over a window (2 s at least), that must read the same window. */
+  static readonly ownAnswers = 12;
+  /** Answers whose counts are averaged for one reading of the window. */
+  static readonly ownReadings = 16;
 
   #ceiling(): number {
     return this.upper * RemainingOnlyRate.upperShare;
@@ -79,6 +135,7 @@ export class RemainingOnlyRate {
   ): void {
     if (limit !== undefined) this.#limit = limit;
     this.#readReset(now, remaining, admitted, quietUntil);
+    this.#readOwnWindow(now, remaining, limit, vendorCount);
     const recent = this.#recent;
     recent.push({ t: now, remaining, vendor: vendorCount + remaining });
     while (recent.length > 2 && recent[0]!.t < now - RemainingOnlyRate.spanMs) recent.shift();
@@ -114,8 +171,15 @@ export class RemainingOnlyRate {
   // A fixed window says its rate: its limit per window, paced a little under it.
   #windowRate(): void {
     if (this.windowMs === undefined) return;
-    const rate = ((this.#limit * 1000) / this.windowMs) * this.#targetShare;
-    this.rate = Math.max(this.#minRate, Math.min(this.#ceiling(), rate));
+    const rate = windowPace({
+      limit: this.#limit,
+      windowMs: this.windowMs,
+      targetShare: this.#targetShare,
+      throttledAt: this.#throttledOver(this.windowMs),
+      upper: this.upper,
+      upperShare: RemainingOnlyRate.upperShare,
+    });
+    this.rate = Math.max(this.#minRate, rate);
   }
 
   // Remaining back up by a quarter of the limit (3 at least) from one answer to the next, not
@@ -147,6 +211,63 @@ export class RemainingOnlyRate {
     if (w === undefined) return;
     this.windowMs = w;
     this.#windowRate();
+  }
+
+  // A sliding window counts what we sent in it: the window over which we sent limit − remaining,
+  // read alike by answers in a row over a window (a fixed window's count since its start reads
+  // a different window at each answer), is the vendor's (own-window.ts).
+  #readOwnWindow(now: number, remaining: number, limit: number | undefined, vendorCount: number): void {
+    const sends = this.#sends;
+    sends.record(now, vendorCount);
+    if (limit === undefined || remaining === 0) return;
+    const history = sends.spanMs(now);
+    const readings = this.#readings;
+    readings.push({
+      counted: limit - remaining,
+      sent: RemainingOnlyRate.ownWindowsMs.map((w) => (w < history ? sends.sentWithin(w) : Number.NaN)),
+      all: sends.sentWithin(history),
+    });
+    if (readings.length > RemainingOnlyRate.ownReadings) readings.shift();
+    const w = windowFromOwnSends(readings, RemainingOnlyRate.ownWindowsMs);
+    const own = this.#own;
+    if (w === undefined || this.#fixedWindowSays(now, w)) this.#own = undefined;
+    else if (own === undefined || own.w !== w) this.#own = { w, since: now, answers: 1 };
+    else own.answers++;
+    const run = this.#own;
+    if (
+      run === undefined ||
+      this.windowMs !== undefined ||
+      run.answers < RemainingOnlyRate.ownAnswers ||
+      now - run.since < Math.max(run.w, 2000)
+    )
+      return;
+    this.windowMs = run.w;
+    this.#windowRate();
+  }
+
+  // The least, over the throttles kept, of the rate in force then and what we sent over
+  // `windowMs` before it, whichever is more (less where the log no longer covers it: a bound
+  // read too low).
+  #throttledOver(windowMs: number): number {
+    const sends = this.#sends;
+    return throttledRate(
+      this.#throttles.map(({ at, rate }) => ({
+        rate,
+        sent: (sends.sentBetween(at - windowMs, at) * 1000) / windowMs,
+      })),
+    );
+  }
+
+  // A fixed window's count since its start, averaged over its windows, reads about half its
+  // window: Remaining back up (a reset) within two windows, the last two resets further apart
+  // than the window read, says it is one. (A sliding counter's Remaining also comes back up when
+  // its windows took unequal counts, but a window apart: the window read.)
+  #fixedWindowSays(now: number, w: number): boolean {
+    const resets = this.#resets;
+    const last = resets.at(-1) ?? Number.NEGATIVE_INFINITY;
+    if (now - last >= Math.max(2 * w, 3000)) return false;
+    const before = resets.at(-2);
+    return before === undefined || w < 0.8 * (last - before);
   }
 
   // The answers kept, when all came after `from` (none were read through a pause).
@@ -189,6 +310,8 @@ export class RemainingOnlyRate {
     const drained =
       slope !== undefined && slope >= 0.5 * at && slope < at && this.#draining(answers, this.#limit);
     this.upper = Math.min(this.upper, drained ? slope : at);
+    this.#throttles.push({ at: now, rate: at });
+    if (this.#throttles.length > 16) this.#throttles.shift();
     // Throttled at a fixed window's own pace: that was no fixed window (or not that one).
     if (this.windowMs !== undefined) {
       this.windowMs = undefined;
