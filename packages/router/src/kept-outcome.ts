@@ -12,16 +12,17 @@ export type KeptOutcome = WithoutAmounts<Outcome> & {
 
 type WithoutAmounts<T> = T extends unknown ? Omit<T, 'amounts'> : never;
 
-/** The outcome to keep: amounts as decimal strings (`-0` kept), everything else as it is. */
+/** The outcome to keep: amounts as decimal strings (`-0` kept), everything else equal. */
 export function keep(o: Outcome): KeptOutcome {
-  if (!('amounts' in o)) return o;
+  // The path was grown step by step (its backing store holds 17 slots for 1 step): an exact copy.
+  if (!('amounts' in o)) return { ...o, path: o.path.slice() };
   const amounts: Record<string, string> = {};
   const a = o.amounts as Readonly<Record<string, Decimal | undefined>>;
   for (const k in a) {
     const d = a[k];
     if (d !== undefined) amounts[k] = d.toJSON();
   }
-  return { ...o, amounts } as KeptOutcome;
+  return { ...o, path: o.path.slice(), amounts } as KeptOutcome;
 }
 
 /** The outcome kept, amounts back to `Decimal`: equal, field for field, to the one given to {@link keep}. */
