@@ -127,6 +127,44 @@ describe('identity and attempts: a rejected claim is sent again under a fresh ke
   });
 });
 
+describe('a paid claim sent again is answered from the ledger, whole (real HTTP)', () => {
+  for (const [name, ledger] of [
+    ['memory ledger, same process', async () => ({ first: new MemoryLedger() as Ledger, again: undefined })],
+    [
+      'journal ledger, after a restart',
+      async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'rxgate-again-'));
+        dirs.push(dir);
+        const path = join(dir, 'ledger.jsonl');
+        return { first: (await openFileLedger(path)) as Ledger, again: () => openFileLedger(path) };
+      },
+    ],
+  ] as const) {
+    it(`${name}: the same kind, amounts and explanation, nothing sent`, async () => {
+      const { url, payer } = await payerNode();
+      const { first, again } = await ledger();
+      let router = createRouter(options({ nodes: [{ name: 'primary', url }], ledger: first }));
+      const paid = await router.submit(rawClaim());
+      if (again !== undefined) {
+        await router.close();
+        router = createRouter(options({ nodes: [{ name: 'primary', url }], ledger: await again() }));
+      }
+      const repeat = await router.submit(rawClaim());
+      await router.close();
+      assert.equal(paid.kind, 'paid');
+      assert.equal(payer.requests.length, 1);
+      assert.equal(repeat.kind, 'paid');
+      if (paid.kind !== 'paid' || repeat.kind !== 'paid') return;
+      assert.match(paid.explanation ?? '', /^Paid by primary\./);
+      assert.equal(repeat.explanation, paid.explanation);
+      assert.deepEqual(
+        Object.fromEntries(Object.entries(repeat.amounts).map(([k, d]) => [k, d.toFixed(2)])),
+        Object.fromEntries(Object.entries(paid.amounts).map(([k, d]) => [k, d.toFixed(2)])),
+      );
+    });
+  }
+});
+
 describe('payer-scoped negative cache (real HTTP)', () => {
   it("one payer's unknown product is local for that payer only; another payer with the same NDC is sent and paid", async () => {
     const { url, payer } = await payerNode();

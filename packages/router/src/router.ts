@@ -151,14 +151,15 @@ export function createRouter(options: RouterOptions): Router {
         // A payment whose reversal the payer accepted, where the process stopped before the
         // identity was reopened: reopened now, and the rebill goes to the payer.
         if (pre === undefined && closesPayment(a.outcome) && (await reversedMeanwhile(claimKey))) continue;
-        return a.outcome;
+        // A ledger keeps the outcome as it was finished, before its explanation was written.
+        return withExplanation(a.outcome);
       }
       if (a.kind === 'in-flight') {
         // A joiner settles by its own deadline (or abort), whatever the owner does.
         const joined = await joinUntil(a.wait, deadline, so.signal);
         if (joined === 'deadline')
           return recorded(outcomeOf(claimKey, correlationId, start, { kind: 'in-flight-elsewhere' }), lane);
-        if (joined !== undefined) return joined;
+        if (joined !== undefined) return withExplanation(joined);
         continue; // The owner is gone or left the claim open: begin again, and maybe own it.
       }
       let commit: CommitState = a.commit;
