@@ -51,10 +51,19 @@ describe('PhiOracle (plain substring search, independent of the scanner)', () =>
     const oracle = new PhiOracle();
     oracle.add(['19850604']);
     oracle.offer('audit', { at: 1796019850604, correlationId: 'a2d996-1oas', type: 'attempt' });
-    oracle.offer('audit', '{"t":198506041}');
+    oracle.offer('audit', { latencyMs: 4.19850604 });
     oracle.check();
     assert.deepEqual(oracle.found, []);
-    for (const text of ['{"dob":19850604}', 'dob19850604', 'dob=19850604;', '{"n":"ZX1","d":"19850604"}']) {
+    for (const text of [
+      '{"dob":19850604}',
+      'dob19850604',
+      'dob=19850604;',
+      '{"n":"ZX1","d":"19850604"}',
+      // Glued to other digits, yet no timestamp or fraction: the date of birth, then more.
+      '{"t":198506041}',
+      '{"k":"1985060420261130"}',
+      '{"k":"0119850604"}',
+    ]) {
       const o = new PhiOracle();
       o.add(['19850604']);
       o.offer('log', text);

@@ -6,7 +6,8 @@
  * A match counts unless the value is only part of a longer run of letters and digits (Unicode
  * classes; see `glued`): plain substring search alone flagged 'WEI' inside a base64 claim key, and a random
  * 8-digit date of birth can sit in the fractional digits of a latency, or end an epoch
- * timestamp (a value of digits only counts unless a digit touches it). `dob=19870412`,
+ * timestamp (a value of digits only counts unless it ends a number of 13 digits or more, or is
+ * a decimal's fraction: see `insideNumber`). `dob=19870412`,
  * `dob19870412`, `"dob":19870412` and `ZOË,` are found; `rx1_…WEIx…` and `"at":1796019870412` are not.
  */
 export class PhiOracle {
@@ -151,14 +152,26 @@ const DIGITS = /^\p{N}+$/u;
  * vendor's authorization number `A6Y…` ended in a generated three-letter name).
  */
 function glued(text: string, at: number, n: number): boolean {
-  // A value of digits only (a date of birth) touching a digit is the end or the start of a
-  // longer number: an epoch timestamp of the day ends in 8 digits that are some generated date
-  // of birth for ~3 % of the instants of a 12-minute window (…19850604 ms). `dob19850604` stays a find.
-  if (DIGITS.test(text.slice(at, at + n)))
-    return (
-      (at > 0 && DIGIT.test(text.charAt(at - 1))) || (at + n < text.length && DIGIT.test(text.charAt(at + n)))
-    );
+  if (DIGITS.test(text.slice(at, at + n))) return insideNumber(text, at, n);
   const before = at > 0 && WORD.test(text.charAt(at - 1));
   const after = at + n < text.length && WORD.test(text.charAt(at + n));
   return n >= 8 ? before && after : before || after;
+}
+
+/**
+ * Whether a value of digits only (a date of birth) at text[at, at + n) is the inside of a
+ * number that is not it: the end of an epoch timestamp (a run of 13 digits or more with digits
+ * before the value: an audit record at 1796019850604 ms ends in a generated date of birth for
+ * ~3 % of the instants of a 12-minute window), or the fraction of a decimal (a latency of
+ * 136.0198704123 ms). A date of birth at the start of a longer run (`1987041220261130`, then the
+ * date of service), after a short prefix (`0119870412`, a person code) or standing alone is a
+ * find.
+ */
+function insideNumber(text: string, at: number, n: number): boolean {
+  let start = at;
+  while (start > 0 && DIGIT.test(text.charAt(start - 1))) start--;
+  let end = at + n;
+  while (end < text.length && DIGIT.test(text.charAt(end))) end++;
+  if (start > 1 && text.charAt(start - 1) === '.' && DIGIT.test(text.charAt(start - 2))) return true;
+  return at > start && end - start >= 13;
 }
