@@ -41,6 +41,33 @@ describe('stores answered at once', () => {
     assert.equal(negativeHasAtOnce(new (class extends MemoryNegativeCache {})(clock)), undefined);
   });
 
+  it('a Proxy of a memory class, or an instance with a method replaced (a spy), is asked through its methods', async () => {
+    const clock = { now: () => 0, setTimer: () => ({ cancel() {} }) };
+    assert.equal(ledgerAtOnce(new Proxy(new MemoryLedger(), {})), undefined);
+    assert.equal(negativeHasAtOnce(new Proxy(new MemoryNegativeCache(clock), {})), undefined);
+    const spied = new MemoryLedger();
+    const finished: string[] = [];
+    const finish = spied.finish.bind(spied);
+    spied.finish = (identity, outcome) => {
+      finished.push(outcome.kind);
+      return finish(identity, outcome);
+    };
+    assert.equal(ledgerAtOnce(spied), undefined);
+    const { router } = setup({ ledger: spied });
+    assert.equal((await router.submit(rawClaim())).kind, 'paid');
+    assert.deepEqual(finished, ['paid']);
+    await router.close();
+    // A Proxy of a class with private fields cannot run its methods (the fields are the
+    // target's): the router is still made, and the claim is not sent, as with any failing ledger.
+    const proxied = setup({ ledger: new Proxy(new MemoryLedger(), {}) });
+    const o = await proxied.router.submit(rawClaim());
+    assert.deepEqual(
+      [o.kind, o.kind === 'dead-lettered' && o.reason, proxied.sent()],
+      ['dead-lettered', 'ledger-unavailable', 0],
+    );
+    await proxied.router.close();
+  });
+
   it("a MemoryLedger subclass whose pin fails: nothing is sent (its pin is asked, not the table's)", async () => {
     class NoPin extends MemoryLedger {
       override pin(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Clock, TimerHandle } from '@rxgate/ratelimit';
-import { type AuditLog, type AuditRecord, MemoryAuditLog } from './audit.js';
+import { type AuditLog, type AuditRecord, hasMemoryAuditLogFields, MemoryAuditLog } from './audit.js';
+import { exactly } from './exact-class.js';
 import type { LogSafe } from './phi.js';
 
 const FALSE = Promise.resolve(false);
@@ -43,7 +44,7 @@ export class AuditKeeper {
     this.#baseMs = baseMs;
     this.#delayMs = baseMs;
     this.#alarm = alarm;
-    this.#atOnce = Object.getPrototypeOf(log) === MemoryAuditLog.prototype;
+    this.#atOnce = exactly(log, MemoryAuditLog.prototype, ['append']) && hasMemoryAuditLogFields(log);
   }
 
   /** Records held, not yet written. */

@@ -68,10 +68,21 @@ export interface MemoryAuditLogOptions {
  * because it is the default: a router left running with it held every record it ever wrote
  * (about 1 KB a claim, half a gigabyte for a pharmacy's day), and paid for it in GC on every claim.
  */
+let isMemoryAuditLog: (o: object) => boolean;
+
+/** Whether `log` is a `MemoryAuditLog` itself (a `Proxy` of one is not: its private fields are the target's). */
+export function hasMemoryAuditLogFields(log: object): boolean {
+  return isMemoryAuditLog(log);
+}
+
 export class MemoryAuditLog implements AuditLog {
   readonly #capacity: number;
   #kept: AuditRecord[] = [];
   #evicted = 0;
+
+  static {
+    isMemoryAuditLog = (o) => #kept in o;
+  }
 
   constructor(options: MemoryAuditLogOptions = {}) {
     const capacity = options.capacity ?? 10_000;

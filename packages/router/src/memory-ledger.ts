@@ -1,5 +1,6 @@
 import { answer, ClaimTable } from './claim-table.js';
 import type { CommitState } from './commit-state.js';
+import { exactly } from './exact-class.js';
 import type { Admission, Ledger, LedgerView } from './ledger.js';
 import type { Outcome } from './outcome.js';
 
@@ -17,7 +18,7 @@ export interface LedgerAtOnce {
   finish(identity: string, outcome: Outcome): void;
 }
 
-let atOnceOf: (ledger: MemoryLedger) => LedgerAtOnce;
+let atOnceOf: (ledger: MemoryLedger) => LedgerAtOnce | undefined;
 
 /**
  * The ledger in memory: one process, lost with it. For tests and the simulator; a router that
@@ -39,7 +40,7 @@ export class MemoryLedger implements Ledger {
   };
 
   static {
-    atOnceOf = (ledger) => ledger.#atOnce;
+    atOnceOf = (ledger) => (#atOnce in ledger ? ledger.#atOnce : undefined);
   }
 
   begin(identity: string): Promise<Admission> {
@@ -96,7 +97,7 @@ export class MemoryLedger implements Ledger {
  * answer otherwise: it is asked through its Promise-typed methods, as any other ledger).
  */
 export function ledgerAtOnce(ledger: Ledger): LedgerAtOnce | undefined {
-  return Object.getPrototypeOf(ledger) === MemoryLedger.prototype
+  return exactly(ledger, MemoryLedger.prototype, ['begin', 'pin', 'unpin', 'finish'])
     ? atOnceOf(ledger as MemoryLedger)
     : undefined;
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '@rxgate/ratelimit';
+import { exactly } from './exact-class.js';
 
 /** Keys the vendor answered 404 for (a BIN/PCN route or an NDC), with a TTL. */
 export interface NegativeCache {
@@ -6,7 +7,7 @@ export interface NegativeCache {
   add(key: string, ttlMs: number): Promise<void>;
 }
 
-let hasOf: (cache: MemoryNegativeCache) => (key: string) => boolean;
+let hasOf: (cache: MemoryNegativeCache) => ((key: string) => boolean) | undefined;
 
 export class MemoryNegativeCache implements NegativeCache {
   readonly #entries = new Map<string, number>();
@@ -20,7 +21,7 @@ export class MemoryNegativeCache implements NegativeCache {
     return false;
   };
   static {
-    hasOf = (cache) => cache.#has;
+    hasOf = (cache) => (#has in cache ? cache.#has : undefined);
   }
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -42,7 +43,7 @@ const FALSE = Promise.resolve(false);
  * exported from the package; any other cache, a subclass included, is asked through `has`).
  */
 export function negativeHasAtOnce(cache: NegativeCache): ((key: string) => boolean) | undefined {
-  return Object.getPrototypeOf(cache) === MemoryNegativeCache.prototype
+  return exactly(cache, MemoryNegativeCache.prototype, ['has'])
     ? hasOf(cache as MemoryNegativeCache)
     : undefined;
 }
