@@ -32,9 +32,15 @@ if (!existsSync(cli)) {
       [...extra, ...process.execArgv, fileURLToPath(cli), ...process.argv.slice(2)],
       { stdio: 'inherit' },
     );
-    // Ctrl-C reaches the child too (the terminal signals the whole group): wait for it to end.
+    // Signals go on to the child, and the parent waits for it to end. Ctrl-C at a terminal
+    // reaches both (the whole group): a second SIGINT to a child that ends on the first is moot,
+    // and a `kill -INT` of this pid alone (a supervisor) still stops the run.
     const forward = (signal) => child.kill(signal);
-    process.on('SIGINT', () => undefined);
+    child.on('error', (e) => {
+      process.stderr.write(`rxgate-sim: could not start node: ${e.message}\n`);
+      process.exitCode = 1;
+    });
+    process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
     process.on('SIGHUP', forward);
     child.on('exit', (code, signal) => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -60,5 +60,29 @@ describe('rxgate-sim: the young generation a run gets', () => {
     // A failing command's exit code comes back through the parent.
     const bad = spawnSync(process.execPath, [bin, 'run', 'no-such-scenario'], { encoding: 'utf8', env });
     assert.equal(bad.status, 2, bad.stderr);
+  });
+
+  it('a SIGINT sent to the bin alone (a supervisor, not the terminal) stops the run', async () => {
+    const probe =
+      'data:text/javascript,process.stderr.write("execArgv="+JSON.stringify(process.execArgv)+"\\n")';
+    const env = { ...process.env, NODE_OPTIONS: undefined, RXGATE_SIM_SEMI_SPACE_MB: undefined };
+    const parent = spawn(process.execPath, ['--import', probe, bin, 'run', 'pharmacy-day', '--json'], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      parent.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    // Once the child runs (its probe line carries the flag), signal the parent's pid only.
+    await new Promise<void>((resolve) => {
+      parent.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes('--max-semi-space-size')) resolve();
+      });
+    });
+    parent.kill('SIGINT');
+    // Ignored, the whole day would run on and end with code 0.
+    assert.deepEqual(await ended, { code: null, signal: 'SIGINT' }, stderr);
   });
 });
