@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RemainingOnlyRate } from './remaining-only.js';
+import { bucketCreep, RemainingOnlyRate } from './remaining-only.js';
 
 // Answers every 50 ms at 20/s sent, from a vendor written here: a bucket of 20 refilled at
 // `bucketRate`, or a fixed window of 20 a second. Then one throttle.
@@ -117,4 +117,40 @@ describe('RemainingOnlyRate: a fixed window read through answers out of order', 
       assert.equal(r.windowMs, windowMs);
       assert.ok(Math.abs(r.rate! - (0.99 * limit * 1000) / windowMs) < 1e-9, `rate ${r.rate}`);
     });
+});
+
+describe("bucketCreep: a drain's bound on a bucket while the bucket is then seen full", () => {
+  const table: [string, number, number, number, number][] = [
+    // name, bound, rate in force at the throttle, ms full, expected
+    ['a second full: up 1 %', 18, 25, 1000, 18.18],
+    ['10 s full: up 10 %', 18, 25, 10_000, 19.8],
+    ['never above the rate that was throttled', 18, 19, 10_000, 19],
+    ['not seen full before (NaN): no change', 18, 25, Number.NaN, 18],
+    ['no time: no change', 18, 25, 0, 18],
+  ];
+  for (const [name, bound, at, ms, expected] of table)
+    it(name, () =>
+      assert.ok(Math.abs(bucketCreep(bound, at, ms) - expected) < 1e-9, `${bucketCreep(bound, at, ms)}`),
+    );
+});
+
+describe('RemainingOnlyRate: a bucket whose drain was read low', () => {
+  it('Remaining fell answer by answer at 20.3/s sent (read as 16.7/s freed), a throttle, then the bucket full for 30 s at the rate in force: back to 98.5 % of 20.3/s, not held at 16.5/s', () => {
+    const r = new RemainingOnlyRate(0.1, 0.99);
+    let sent = 0;
+    for (let t = 0; t < 2000; t += 1000 / 20.3) {
+      sent++;
+      r.answer(t, Math.max(1, 10 - Math.floor(t / 250)), 20, sent, sent, 20.3, -Infinity);
+    }
+    r.throttled(2000, 20.3, -Infinity);
+    assert.ok(Math.abs(r.upper - 16.7) < 0.2, `upper ${r.upper}`);
+    // A bucket of 20 at 20/s sent to at the rate in force (under 20/s): full, 19 left after each request.
+    let t = 3000;
+    while (t < 33_000) {
+      sent++;
+      r.answer(t, 19, 20, sent, sent, r.rate!, 3000);
+      t += 1000 / r.rate!;
+    }
+    assert.ok(Math.abs(r.rate! - 20.3 * RemainingOnlyRate.upperShare) < 1e-6, `rate ${r.rate}`);
+  });
 });
