@@ -27,7 +27,8 @@ export function keep(o: Outcome): KeptOutcome {
 
 /** The outcome kept, amounts back to `Decimal`: equal, field for field, to the one given to {@link keep}. */
 export function restore(k: KeptOutcome): Outcome {
-  if (k.amounts === undefined) return k as Outcome;
+  // Always a copy: the router writes the explanation into what it returns.
+  if (k.amounts === undefined) return { ...k, path: k.path.slice() } as Outcome;
   const amounts: Record<string, Decimal> = {};
   for (const [name, v] of Object.entries(k.amounts)) amounts[name] = new Decimal(v);
   return { ...k, amounts: amounts as PaidAmounts } as Outcome;

@@ -62,15 +62,13 @@ export class RedisStore implements RateStore {
     return this.#redis.status === 'ready';
   }
 
-  // The scripts answer a wait in milliseconds (a limiter's time, never money or a quantity of a
-  // claim): a plain number, as in the memory store.
   async take(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
-    return Number(await this.#eval(SCRIPTS.take, levels, [now, cost, this.#ttlMs, ...specArgs(levels)]));
+    return waitMs(await this.#eval(SCRIPTS.take, levels, [now, cost, this.#ttlMs, ...specArgs(levels)]));
   }
 
   async peek(levels: readonly LevelSpec[], cost: number, now: number): Promise<number> {
     if (levels.length === 0) return 0;
-    return Number(await this.#eval(SCRIPTS.peek, levels, [now, cost, ...specArgs(levels)]));
+    return waitMs(await this.#eval(SCRIPTS.peek, levels, [now, cost, ...specArgs(levels)]));
   }
 
   async adjust(level: LevelSpec, a: LevelAdjustment, now: number): Promise<void> {
@@ -134,4 +132,12 @@ function specArgs(levels: readonly LevelSpec[]): number[] {
   const args: number[] = [];
   for (const l of levels) args.push(l.ratePerSecond, l.burst);
   return args;
+}
+
+/**
+ * A script's reply: the wait in milliseconds before the cost fits (0: taken). A limiter's time,
+ * never money or a quantity of a claim, so a plain number, as the memory store answers it.
+ */
+function waitMs(reply: unknown): number {
+  return Number(reply);
 }
