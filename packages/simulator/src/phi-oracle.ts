@@ -11,7 +11,10 @@
  * `dob19870412`, `"dob":19870412` and `ZOË,` are found; `rx1_…WEIx…` and `"at":1796019870412` are not.
  */
 export class PhiOracle {
-  readonly #values = new Set<string>();
+  // Values of 8 characters or fewer (names, dates of birth: a few thousand, offered with every
+  // claim) apart from the long ones (a cardholder id a claim): a small set that stays in cache.
+  readonly #short = new Set<string>();
+  readonly #long = new Set<string>();
   readonly #perKind: number;
   readonly #maxValues: number;
   #offeredValues = 0;
@@ -36,8 +39,9 @@ export class PhiOracle {
   add(values: readonly string[]): void {
     for (const v of values) {
       if (v === '') continue;
-      if (v.length > 8 && this.#values.size >= this.#maxValues && this.#offeredValues++ % 16 !== 0) continue;
-      this.#values.add(v);
+      if (v.length <= 8) this.#short.add(v);
+      else if (this.#short.size + this.#long.size < this.#maxValues || this.#offeredValues++ % 16 === 0)
+        this.#long.add(v);
     }
   }
 
@@ -71,11 +75,11 @@ export class PhiOracle {
    * value, in time linear in the text rather than in the number of values).
    */
   check(): void {
-    this.valuesChecked = this.#values.size;
+    this.valuesChecked = this.#short.size + this.#long.size;
     // The lengths to try where a text's character is the first of some value (ascending), by
     // that character: elsewhere no value can start, and nothing is sliced.
     const sets = new Map<number, Set<number>>();
-    for (const v of this.#values) {
+    for (const v of [...this.#short, ...this.#long]) {
       const first = v.charCodeAt(0);
       const set = sets.get(first);
       if (set === undefined) sets.set(first, new Set([v.length]));
@@ -103,7 +107,7 @@ export class PhiOracle {
       if (lengths === undefined) continue;
       for (const n of lengths) {
         if (at + n > text.length) break;
-        if (this.#values.has(text.slice(at, at + n)) && !glued(text, at, n)) return at;
+        if ((n <= 8 ? this.#short : this.#long).has(text.slice(at, at + n)) && !glued(text, at, n)) return at;
       }
     }
     return -1;
