@@ -79,7 +79,11 @@ export class PhiScanner {
         }
       } else if (start >= 0) {
         const n = i - start;
-        if (candidate && lengths[n] === true && (n <= SHORT ? this.#short : this.#long).hasRange(text, start, i)) {
+        if (
+          candidate &&
+          lengths[n] === true &&
+          (n <= SHORT ? this.#short : this.#long).hasRange(text, start, i)
+        ) {
           if (this.found.length < 20)
             this.found.push({ where, sample: text.slice(Math.max(0, start - 30), start).concat('«PHI»') });
           return true;
