@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bucketCreep, RemainingOnlyRate } from './remaining-only.js';
+import fc from 'fast-check';
+import { bucketCreep, fixedWindowSays, RemainingOnlyRate } from './remaining-only.js';
 
 // Answers every 50 ms at 20/s sent, from a vendor written here: a bucket of 20 refilled at
 // `bucketRate`, or a fixed window of 20 a second. Then one throttle.
@@ -152,5 +153,112 @@ describe('RemainingOnlyRate: a bucket whose drain was read low', () => {
       t += 1000 / r.rate!;
     }
     assert.ok(Math.abs(r.rate! - 20.3 * RemainingOnlyRate.upperShare) < 1e-6, `rate ${r.rate}`);
+  });
+});
+
+describe('fixedWindowSays: resets that say a fixed window, against a sliding one of w read from our sends', () => {
+  type Resets = { at: number; gap: number }[];
+  const table: [string, Resets, number, number, boolean][] = [
+    // name, resets (when, time since the answer before), now, w, a fixed window
+    ['no reset', [], 10_000, 1000, false],
+    ['one reset just now, between answers 50 ms apart', [{ at: 9000, gap: 50 }], 10_000, 1000, true],
+    ['one reset long ago', [{ at: 5000, gap: 50 }], 10_000, 1000, false],
+    [
+      'two resets a window apart: a sliding counter',
+      [
+        { at: 8000, gap: 50 },
+        { at: 9000, gap: 50 },
+      ],
+      10_000,
+      1000,
+      false,
+    ],
+    [
+      'two resets two windows apart',
+      [
+        { at: 7000, gap: 50 },
+        { at: 9000, gap: 50 },
+      ],
+      10_000,
+      1000,
+      true,
+    ],
+    [
+      'a reset across a silence of the window (after a pause)',
+      [{ at: 9000, gap: 1050 }],
+      10_000,
+      1000,
+      false,
+    ],
+    ['after a pause of 1 s, against a window of 2 s read', [{ at: 9000, gap: 1050 }], 10_000, 2000, true],
+    [
+      'resets after pauses 5 s apart, a steady one a window before them',
+      [
+        { at: 3900, gap: 50 },
+        { at: 4000, gap: 1200 },
+        { at: 9000, gap: 1100 },
+      ],
+      10_000,
+      1000,
+      false,
+    ],
+    [
+      'the last steady reset recent, the one before 3 s earlier, a pause between',
+      [
+        { at: 6000, gap: 50 },
+        { at: 7500, gap: 1500 },
+        { at: 9000, gap: 40 },
+      ],
+      10_000,
+      1000,
+      true,
+    ],
+  ];
+  for (const [name, resets, now, w, expected] of table)
+    it(name, () => {
+      assert.equal(fixedWindowSays(resets, now, w), expected);
+    });
+});
+
+describe('fixedWindowSays: a reset across a silence of the window or more says nothing', () => {
+  it('adding such resets anywhere leaves the answer as it was', () => {
+    const reset = (gap: fc.Arbitrary<number>) => fc.record({ at: fc.integer({ min: 0, max: 20_000 }), gap });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 250, max: 10_000 }),
+        fc.array(reset(fc.integer({ min: 0, max: 249 })), { maxLength: 6 }),
+        fc.array(fc.integer({ min: 0, max: 20_000 }), { maxLength: 4 }),
+        fc.integer({ min: 0, max: 30_000 }),
+        (w, steady, silent, now) => {
+          const sorted = (rs: { at: number; gap: number }[]) => [...rs].sort((a, b) => a.at - b.at);
+          const withSilent = sorted([...steady, ...silent.map((at) => ({ at, gap: w }))]);
+          return fixedWindowSays(sorted(steady), now, w) === fixedWindowSays(withSilent, now, w);
+        },
+      ),
+    );
+  });
+});
+
+describe('RemainingOnlyRate: a sliding window paused by throttles', () => {
+  it('Remaining back after each pause is no fixed window reset: the 1 s window is read from our sends', () => {
+    // A sliding log of 20 a second written here, at 16/s sent; throttled at 3 s and at 8 s,
+    // each followed by a pause of 1 s (a Retry-After), so Remaining comes back after each.
+    const r = new RemainingOnlyRate(1, 0.99);
+    const sends: number[] = [];
+    const throttles = [3000, 8000];
+    let pausedTill = Number.NEGATIVE_INFINITY;
+    for (let t = 0; t <= 13_000; t += 62.5) {
+      const throttle = throttles.find((x) => t >= x && t < x + 62.5);
+      if (throttle !== undefined) {
+        r.throttled(t, 16, pausedTill + 1000);
+        pausedTill = t + 1000;
+        continue;
+      }
+      if (t < pausedTill) continue;
+      sends.push(t);
+      const remaining = 20 - sends.filter((x) => x > t - 1000).length;
+      r.answer(t, remaining, 20, sends.length, sends.length, r.rate ?? 16, pausedTill + 1000);
+    }
+    assert.equal(r.windowMs, 1000);
   });
 });

@@ -73,6 +73,38 @@ export function bucketCreep(bound: number, throttledAt: number, ms: number): num
   return Math.min(throttledAt, bound * (1 + (0.01 * ms) / 1000));
 }
 
+/**
+ * Whether the resets Remaining showed say a fixed window, not a sliding one of `w` read from our
+ * sends (a fixed window's count since its start, averaged over its windows, reads about half its
+ * window): the last reset within two windows (3 s at least), and the one before it further apart
+ * than 1.25 w (or none). (A sliding counter's Remaining also comes back up when its windows took
+ * unequal counts, but a window apart: the window read.) Only resets between answers less than
+ * `w` apart (`gap`) count: across a longer silence (a pause after a throttle) any window of `w`
+ * gave back all we had sent in it. Before, a sliding counter of 20/s throttled at 20.4/s and
+ * paused 1 s by its Retry-After showed such a reset after every pause, was taken for a fixed
+ * window, its 1 s window never stood, and it ran at 20.05/s until the next throttle. Tested as a
+ * table.
+ */
+export function fixedWindowSays(
+  resets: readonly { readonly at: number; readonly gap: number }[],
+  now: number,
+  w: number,
+): boolean {
+  let last = Number.NEGATIVE_INFINITY;
+  let before: number | undefined;
+  for (let i = resets.length - 1; i >= 0; i--) {
+    const r = resets[i]!;
+    if (r.gap >= w) continue;
+    if (last === Number.NEGATIVE_INFINITY) last = r.at;
+    else {
+      before = r.at;
+      break;
+    }
+  }
+  if (now - last >= Math.max(2 * w, 3000)) return false;
+  return before === undefined || w < 0.8 * (last - before);
+}
+
 export class RemainingOnlyRate {
   readonly #minRate: number;
   /** The rate to send at (undefined until the first reading). */
@@ -109,7 +141,10 @@ export class RemainingOnlyRate {
   // Times Remaining came back by a good part of the limit between two answers (a fixed
   // window's reset), and the window they repeat at, once three intervals agree.
   readonly #resets: number[] = [];
+  // The same, with the time since the answer before each (fixedWindowSays).
+  readonly #resetGaps: { at: number; gap: number }[] = [];
   #lastRemaining: number | undefined;
+  #lastAnswerAt = Number.NEGATIVE_INFINITY;
   // The last reset read: Remaining then, and our admissions so far then.
   #lastReset: { remaining: number; admitted: number } | undefined;
   /** The window a fixed window resets at, read from Remaining's resets (ms), once known. */
@@ -225,7 +260,9 @@ export class RemainingOnlyRate {
   // the last resets cluster in phase (reset-period.ts).
   #readReset(now: number, remaining: number, admitted: number, quietUntil: number): void {
     const last = this.#lastRemaining;
+    const lastAt = this.#lastAnswerAt;
     this.#lastRemaining = remaining;
+    this.#lastAnswerAt = now;
     const jump = Math.max(3, this.#limit / 4);
     if (last === undefined || now < quietUntil - 1000 || remaining < last + jump) return;
     // Still the window of the last reset: what it showed then, less what we sent since.
@@ -239,6 +276,9 @@ export class RemainingOnlyRate {
     const resets = this.#resets;
     resets.push(now);
     if (resets.length > RemainingOnlyRate.resetsKept) resets.shift();
+    const gaps = this.#resetGaps;
+    gaps.push({ at: now, gap: now - lastAt });
+    if (gaps.length > RemainingOnlyRate.resetsKept) gaps.shift();
     // Once read, the window stands until a throttle at its pace says it was not one.
     if (this.windowMs !== undefined) return;
     // A reset gives back what went in its window: at our pace, a window shorter than half the
@@ -267,7 +307,7 @@ export class RemainingOnlyRate {
     if (readings.length > RemainingOnlyRate.ownReadings) readings.shift();
     const w = windowFromOwnSends(readings, RemainingOnlyRate.ownWindowsMs);
     const own = this.#own;
-    if (w === undefined || this.#fixedWindowSays(now, w)) this.#own = undefined;
+    if (w === undefined || fixedWindowSays(this.#resetGaps, now, w)) this.#own = undefined;
     else if (own === undefined || own.w !== w) this.#own = { w, since: now, answers: 1 };
     else own.answers++;
     const run = this.#own;
@@ -293,18 +333,6 @@ export class RemainingOnlyRate {
         sent: (sends.sentBetween(at - windowMs, at) * 1000) / windowMs,
       })),
     );
-  }
-
-  // A fixed window's count since its start, averaged over its windows, reads about half its
-  // window: Remaining back up (a reset) within two windows, the last two resets further apart
-  // than the window read, says it is one. (A sliding counter's Remaining also comes back up when
-  // its windows took unequal counts, but a window apart: the window read.)
-  #fixedWindowSays(now: number, w: number): boolean {
-    const resets = this.#resets;
-    const last = resets.at(-1) ?? Number.NEGATIVE_INFINITY;
-    if (now - last >= Math.max(2 * w, 3000)) return false;
-    const before = resets.at(-2);
-    return before === undefined || w < 0.8 * (last - before);
   }
 
   // The answers kept, when all came after `from` (none were read through a pause).
@@ -356,6 +384,7 @@ export class RemainingOnlyRate {
     if (this.windowMs !== undefined) {
       this.windowMs = undefined;
       this.#resets.length = 0;
+      this.#resetGaps.length = 0;
     }
     // Just above what the vendor accepted: stay under it. Far above: halve, and read again.
     const next = Math.min(this.#ceiling(), Math.max(0.5 * at, this.#accepted));
