@@ -324,7 +324,9 @@ export class VendorModel {
     }
     // Paid: amounts computed in decimal, sent as decimal strings.
     const cost = new Decimal(String(claim['409-D9'] ?? '0'));
-    const copay = Decimal.min(cost, COPAYS[Math.floor(this.#random() * COPAYS.length)]!);
+    // The smaller of the two, compared in place (`Decimal.min` copies both arguments first).
+    const drawn = COPAYS[Math.floor(this.#random() * COPAYS.length)]!;
+    const copay = cost.lessThan(drawn) ? cost : drawn;
     return JSON.stringify({
       '112-AN': 'P',
       '505-F5': decimalFixed(copay, 2),
