@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { createBreakers } from '@rxgate/breaker';
 import { createLimiter } from '@rxgate/ratelimit';
+import type { VirtualClock } from '@rxgate/testkit';
 import {
   type AuditLog,
   createRouter,
@@ -33,10 +34,15 @@ export function makeRouter(
   const audit = extra.audit ?? new MemoryAuditLog();
   const deadLetters = new MemoryDeadLetterQueue();
   const { readTimeoutMs, ...rest } = extra;
+  // A test that gives the router a clock (a VirtualClock) gives it to the limiter and breakers too.
+  const clock = extra.clock;
   const router = createRouter({
     nodes: nodes.map((n) => ({ name: n.name, url: n.url })),
     sharedIdempotency: false,
-    limiter: createLimiter({ account: { ratePerSecond: 1000, burst: 1000, concurrency: 64 } }),
+    limiter: createLimiter({
+      account: { ratePerSecond: 1000, burst: 1000, concurrency: 64 },
+      ...(clock ? { clock } : {}),
+    }),
     transport: undiciTransport({ connectTimeoutMs: 500, readTimeoutMs: readTimeoutMs ?? 300 }),
     ledger: new MemoryLedger(),
     audit,
@@ -45,6 +51,7 @@ export function makeRouter(
     retry: { baseMs: 5, capMs: { pos: 40, batch: 80 } },
     // The README's defaults, with a short open period so a test run stays short.
     breakers: createBreakers({
+      ...(clock ? { clock } : {}),
       defaults: {
         policy: { kind: 'time-window', windowMs: 30_000, minimumCalls: 10, failureRate: 0.5 },
         openDuration: { initialMs: 150, maxMs: 600 },
@@ -79,6 +86,40 @@ export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
     t = setTimeout(() => reject(new Error(`${what}: not settled within ${ms} ms`)), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(t));
+}
+
+/**
+ * Drives `clock` up to `deadline` (never past it), with real event-loop turns between steps for
+ * the sockets, until `p` settles; returns its value and the virtual time it settled at. A promise
+ * that would need the clock past `deadline` never settles here: after `realBoundMs` of real time
+ * (a bound for a hang, not a measurement) it rejects naming `what`.
+ */
+export async function settleBy<T>(
+  clock: VirtualClock,
+  p: Promise<T>,
+  deadline: number,
+  what: string,
+  realBoundMs = 10_000,
+): Promise<{ value: T; at: number }> {
+  let settled: { value: T; at: number } | undefined;
+  let failed: { error: unknown } | undefined;
+  p.then(
+    (value) => {
+      settled = { value, at: clock.now() };
+    },
+    (error: unknown) => {
+      failed = { error };
+    },
+  );
+  const giveUp = Date.now() + realBoundMs;
+  for (;;) {
+    await clock.advanceTo(deadline);
+    await new Promise((r) => setTimeout(r, 1));
+    if (failed) throw failed.error;
+    if (settled) return settled;
+    if (Date.now() > giveUp)
+      throw new Error(`${what}: not settled with the router clock driven to its deadline`);
+  }
 }
 
 export function isPaidKind(o: Outcome): boolean {
