@@ -13,6 +13,7 @@ import {
   type Outcome,
   type Router,
   type RouterOptions,
+  type Transport,
   undiciTransport,
 } from '../index.js';
 import { Capture, type VendorNode } from './independent-vendor.fixture.js';
@@ -119,6 +120,61 @@ export async function settleBy<T>(
     if (settled) return settled;
     if (Date.now() > giveUp)
       throw new Error(`${what}: not settled with the router clock driven to its deadline`);
+  }
+}
+
+/** A transport that counts its sends in flight (sent, not yet answered or failed). */
+export function countingTransport(inner: Transport): Transport & { readonly inFlight: number } {
+  let inFlight = 0;
+  return {
+    get inFlight() {
+      return inFlight;
+    },
+    async send(node, request, signal) {
+      inFlight++;
+      try {
+        return await inner.send(node, request, signal);
+      } finally {
+        inFlight--;
+      }
+    },
+    close: () => inner.close(),
+  };
+}
+
+/**
+ * Runs `clock` for `p`: whenever `quiet()` says no real I/O is under way that could still
+ * answer (every send in flight is one a vendor holds), the clock moves on by `stepMs`, firing
+ * each timer at its own instant; otherwise it waits a real millisecond for the sockets. The
+ * virtual time then says when each submission settled, exactly, however loaded the machine;
+ * what the scheduling decides is only which of the contract's branches a claim takes.
+ * `realBoundMs` bounds a hang, it measures nothing.
+ */
+export async function drive<T>(
+  clock: VirtualClock,
+  p: Promise<T>,
+  quiet: () => boolean,
+  what: string,
+  realBoundMs = 30_000,
+  stepMs = 10,
+): Promise<T> {
+  let settled: { value: T } | undefined;
+  let failed: { error: unknown } | undefined;
+  p.then(
+    (value) => {
+      settled = { value };
+    },
+    (error: unknown) => {
+      failed = { error };
+    },
+  );
+  const giveUp = Date.now() + realBoundMs;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1));
+    if (failed) throw failed.error;
+    if (settled) return settled.value;
+    if (Date.now() > giveUp) throw new Error(`${what}: not settled within ${realBoundMs} ms of real time`);
+    if (quiet()) await clock.advance(stepMs);
   }
 }
 
