@@ -24,13 +24,18 @@ describe('hostile: commit then 5xx, then failover', () => {
     const v = await twoNodes({
       primary: (r) => ({ kind: 'gateway-after-commit', status: statuses[r.n % 3] as 500 | 502 | 504 }),
     });
-    const h = makeRouter([v.primary, v.fallback]);
+    // The router's retries and breaker on a VirtualClock (no real second waited), over real HTTP.
+    const clock = new VirtualClock(Date.now());
+    const transport = countingTransport(undiciTransport({ connectTimeoutMs: 500, readTimeoutMs: 300 }));
+    const h = makeRouter([v.primary, v.fallback], { clock, transport });
+    const quiet = () => transport.inFlight <= v.primary.heldCount + v.fallback.heldCount;
     try {
       const rand = seeded(12);
       const claims = Array.from({ length: 5 }, (_, i) => makeClaim(1, i, rand));
-      const outcomes = await within(
+      const outcomes = await drive(
+        clock,
         Promise.all(claims.map((c) => h.router.submit(c.raw, { lane: 'batch' }))),
-        20_000,
+        quiet,
         'batch submissions',
       );
       for (const o of outcomes) assert.ok(KINDS.has(o.kind), o.kind);
@@ -44,9 +49,10 @@ describe('hostile: commit then 5xx, then failover', () => {
       }
       // The gateway recovers: the same claims resubmitted are answered by the primary's store.
       v.primary.fault = () => ({ kind: 'ok' });
-      const again = await within(
+      const again = await drive(
+        clock,
         Promise.all(claims.map((c) => h.router.submit(c.raw, { lane: 'batch' }))),
-        20_000,
+        quiet,
         'resubmissions',
       );
       for (const o of again) assert.ok(isPaidKind(o), `resubmitted: ${o.kind}`);
@@ -58,7 +64,7 @@ describe('hostile: commit then 5xx, then failover', () => {
         claims.flatMap((c) => c.phi),
       );
     } finally {
-      await h.router.close();
+      await drive(clock, h.router.close(), quiet, 'close');
       await v.close();
     }
   });
