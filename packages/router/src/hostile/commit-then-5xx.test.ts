@@ -3,7 +3,6 @@
 // not share idempotency. Payments are counted by claim content on an independent vendor.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { VirtualClock } from '@rxgate/testkit';
 import fc from 'fast-check';
 import { type Outcome, parseDeadLetter, serializeDeadLetter, undiciTransport } from '../index.js';
 import {
@@ -14,6 +13,7 @@ import {
   isPaidKind,
   KINDS,
   makeRouter,
+  SteppedClock,
   within,
 } from './harness.fixture.js';
 import { type Fault, makeClaim, seeded, twoNodes } from './independent-vendor.fixture.js';
@@ -25,10 +25,11 @@ describe('hostile: commit then 5xx, then failover', () => {
       primary: (r) => ({ kind: 'gateway-after-commit', status: statuses[r.n % 3] as 500 | 502 | 504 }),
     });
     // The router's retries and breaker on a VirtualClock (no real second waited), over real HTTP.
-    const clock = new VirtualClock(Date.now());
+    const clock = new SteppedClock(Date.now());
     const transport = countingTransport(undiciTransport({ connectTimeoutMs: 500, readTimeoutMs: 300 }));
     const h = makeRouter([v.primary, v.fallback], { clock, transport });
-    const quiet = () => transport.inFlight <= v.primary.heldCount + v.fallback.heldCount;
+    const quiet = () =>
+      transport.aborting === 0 && transport.inFlight <= v.primary.heldCount + v.fallback.heldCount;
     try {
       const rand = seeded(12);
       const claims = Array.from({ length: 5 }, (_, i) => makeClaim(1, i, rand));
@@ -145,10 +146,11 @@ describe('hostile: commit then 5xx, then failover', () => {
           // The router (its deadlines, retries, breakers, limiter) runs on a VirtualClock over
           // real HTTP: `drive` moves it on only while no answer can still come over a socket,
           // so a pos deadline is checked exactly, in the router's time, with no real-time slack.
-          const clock = new VirtualClock(Date.now());
+          const clock = new SteppedClock(Date.now());
           const transport = countingTransport(undiciTransport({ connectTimeoutMs: 500, readTimeoutMs: 200 }));
           const h = makeRouter([v.primary, v.fallback], { clock, transport });
-          const quiet = () => transport.inFlight <= v.primary.heldCount + v.fallback.heldCount;
+          const quiet = () =>
+            transport.aborting === 0 && transport.inFlight <= v.primary.heldCount + v.fallback.heldCount;
           const rand = seeded(1000 + run);
           const claims = Array.from({ length: 4 }, (_, i) => makeClaim(2000 + run, i, rand));
           try {
@@ -224,7 +226,20 @@ describe('hostile: commit then 5xx, then failover', () => {
           }
         },
       ),
-      { numRuns: Number(process.env.HOSTILE_RUNS ?? 8) },
+      {
+        numRuns: Number(process.env.HOSTILE_RUNS ?? 8),
+        // Always tried first: a pos claim whose answer is held past its deadline, so every run
+        // checks a deadline cut (random runs may draw none).
+        examples: [
+          [
+            'payer',
+            [{ kind: 'hold-after-commit' }],
+            [],
+            [{ claim: 0, lane: 'pos', posBudgetMs: 150 }],
+            false,
+          ],
+        ],
+      },
     );
   });
 });

@@ -2,8 +2,9 @@
 // emits and audits (for the plain-substring PHI scan).
 import assert from 'node:assert/strict';
 import { createBreakers } from '@rxgate/breaker';
+import type { TimerHandle } from '@rxgate/core';
 import { createLimiter } from '@rxgate/ratelimit';
-import type { VirtualClock } from '@rxgate/testkit';
+import { VirtualClock } from '@rxgate/testkit';
 import {
   type AuditLog,
   createRouter,
@@ -123,40 +124,86 @@ export async function settleBy<T>(
   }
 }
 
-/** A transport that counts its sends in flight (sent, not yet answered or failed). */
-export function countingTransport(inner: Transport): Transport & { readonly inFlight: number } {
+/**
+ * A transport that counts its sends in flight (sent, not yet answered or failed), and those of
+ * them whose signal aborted (their failure is still on its way through the socket).
+ */
+export function countingTransport(
+  inner: Transport,
+): Transport & { readonly inFlight: number; readonly aborting: number } {
   let inFlight = 0;
+  let aborting = 0;
   return {
     get inFlight() {
       return inFlight;
     },
+    get aborting() {
+      return aborting;
+    },
     async send(node, request, signal) {
       inFlight++;
+      let aborted = false;
+      const onAbort = () => {
+        aborted = true;
+        aborting++;
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener?.('abort', onAbort, { once: true });
       try {
         return await inner.send(node, request, signal);
       } finally {
         inFlight--;
+        if (aborted) aborting--;
+        signal.removeEventListener?.('abort', onAbort);
       }
     },
     close: () => inner.close(),
   };
 }
 
+/** A VirtualClock that tells when its next timer is due (for `drive`, which steps to it). */
+export class SteppedClock extends VirtualClock {
+  readonly #due = new Map<TimerHandle, number>();
+
+  override setTimer(delayMs: number, callback: () => void): TimerHandle {
+    const at = this.now() + Math.max(0, delayMs || 0);
+    const inner: TimerHandle = super.setTimer(delayMs, () => {
+      this.#due.delete(inner);
+      callback();
+    });
+    this.#due.set(inner, at);
+    return {
+      cancel: () => {
+        this.#due.delete(inner);
+        inner.cancel();
+      },
+    };
+  }
+
+  /** When the next armed timer is due, or undefined when none is. */
+  nextDue(): number | undefined {
+    let next: number | undefined;
+    for (const at of this.#due.values()) if (next === undefined || at < next) next = at;
+    return next;
+  }
+}
+
 /**
  * Runs `clock` for `p`: whenever `quiet()` says no real I/O is under way that could still
- * answer (every send in flight is one a vendor holds), the clock moves on by `stepMs`, firing
- * each timer at its own instant; otherwise it waits a real millisecond for the sockets. The
- * virtual time then says when each submission settled, exactly, however loaded the machine;
- * what the scheduling decides is only which of the contract's branches a claim takes.
- * `realBoundMs` bounds a hang, it measures nothing.
+ * answer (every send in flight is one a vendor holds, none is being aborted), the clock moves
+ * to the instant its next timer is due and fires what is due then, and no further; otherwise
+ * it waits a real millisecond for the sockets. So whatever a timer sets going over a socket
+ * (an abort, a retry) ends before the clock moves on, and the virtual time says exactly when
+ * each submission settled, however loaded the machine; what the scheduling decides is only
+ * which of the contract's branches a claim takes. `realBoundMs` bounds a hang, it measures
+ * nothing.
  */
 export async function drive<T>(
-  clock: VirtualClock,
+  clock: SteppedClock,
   p: Promise<T>,
   quiet: () => boolean,
   what: string,
   realBoundMs = 30_000,
-  stepMs = 10,
 ): Promise<T> {
   let settled: { value: T } | undefined;
   let failed: { error: unknown } | undefined;
@@ -174,7 +221,8 @@ export async function drive<T>(
     if (failed) throw failed.error;
     if (settled) return settled.value;
     if (Date.now() > giveUp) throw new Error(`${what}: not settled within ${realBoundMs} ms of real time`);
-    if (quiet()) await clock.advance(stepMs);
+    const next = clock.nextDue();
+    if (next !== undefined && quiet()) await clock.advanceTo(next);
   }
 }
 
