@@ -148,8 +148,6 @@ async function main(argv: string[]): Promise<number> {
       storePrefix: string;
     };
     const s = parseScenario(job.scenario, 'worker');
-    // Before this process's limiter exists: no request of its goes out earlier.
-    const startedAt = performance.timeOrigin + performance.now();
     const r = await runScenario(s, {
       mode: 'target',
       target: job.target,
@@ -162,7 +160,7 @@ async function main(argv: string[]): Promise<number> {
         : {}),
     });
     const { summarize } = await withPeer(() => import('./workers.js'), 'ioredis', '--workers');
-    await new Promise<void>((resolve) => process.send?.({ ...summarize(r), startedAt }, () => resolve()));
+    await new Promise<void>((resolve) => process.send?.(summarize(r), () => resolve()));
     return 0;
   }
   if (command === 'replay')

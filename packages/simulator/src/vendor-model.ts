@@ -111,8 +111,6 @@ export class VendorModel {
   /** Answers by HTTP status (network failures as `reset`, `refused`, `hang`). */
   readonly statuses = new Map<string, number>();
   requests = 0;
-  /** When set, each request's arrival (ms since the start) is pushed here: a test's record. */
-  arrivals: number[] | undefined;
 
   constructor(scenario: Scenario, clock: Clock, start: number) {
     this.#s = scenario;
@@ -177,7 +175,6 @@ export class VendorModel {
     this.requests++;
     const now = this.#clock.now();
     const t = now - this.#start;
-    this.arrivals?.push(t);
     const v = this.#s.vendor;
     const open = this.#openAt(t);
     const spike = this.#fault('latency-spike', node, open) !== undefined ? 5 : 1;

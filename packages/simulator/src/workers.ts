@@ -31,8 +31,6 @@ export interface WorkerSummary {
   readonly maxProbesInFlight: number;
   readonly breakerTransitions: RunResult['breakerTransitions'];
   readonly deadLettered: RunResult['deadLettered'];
-  /** When the worker began, before its limiter existed (epoch ms, the system clock's). */
-  readonly startedAt?: number;
 }
 
 export function summarize(r: RunResult): WorkerSummary {
@@ -77,14 +75,9 @@ export async function runWorkers(
      * time, not the workers' claims, until they report at the end.
      */
     readonly onProgress?: (p: { readonly requests: number; readonly elapsedMs: number }) => void;
-    /**
-     * Filled for a test that holds the run to the shared quota: each request's arrival at the
-     * vendor, and each worker's start (before its limiter existed), in ms since the run started.
-     */
-    readonly record?: { readonly arrivals: number[]; readonly workerStarts: number[] };
   },
 ): Promise<RunResult> {
-  const start = systemClock.now();
+  const start = Date.now();
   // One namespace for the run's processes, none other's: a run before this one in the same
   // Redis must not answer this one's claims from its ledger.
   const storePrefix = `rxgate:sim:${newRunId()}`;
@@ -101,14 +94,10 @@ export async function runWorkers(
     }
   }
   const model = new VendorModel(s, systemClock, start);
-  model.arrivals = o.record?.arrivals;
   const progress =
     o.onProgress === undefined
       ? undefined
-      : setInterval(
-          () => o.onProgress?.({ requests: model.requests, elapsedMs: systemClock.now() - start }),
-          250,
-        );
+      : setInterval(() => o.onProgress?.({ requests: model.requests, elapsedMs: Date.now() - start }), 250);
   progress?.unref();
   const servers = [await serveHandlers((base) => vendorHandlers(model, 'primary', base))];
   if (s.nodes.fallback) servers.push(await serveHandlers((base) => vendorHandlers(model, 'fallback', base)));
@@ -150,7 +139,6 @@ export async function runWorkers(
     for (const c of children) if (c.exitCode === null) c.kill();
     await Promise.all(servers.map((x) => x.close()));
   }
-  for (const w of summaries) if (w.startedAt !== undefined) o.record?.workerStarts.push(w.startedAt - start);
   const sum = (f: (w: WorkerSummary) => number) => summaries.reduce((a, w) => a + f(w), 0);
   const merge = (f: (w: WorkerSummary) => Record<string, number>) => {
     const out: Record<string, number> = {};
