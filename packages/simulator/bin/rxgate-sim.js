@@ -23,13 +23,18 @@ if (!existsSync(cli)) {
   );
   process.exitCode = 1;
 } else {
-  const { semiSpaceArgv } = await import('./semi-space.js');
+  const { childArgv, semiSpaceArgv } = await import('./semi-space.js');
   const extra = semiSpaceArgv(process.argv.slice(2), process.execArgv, process.env);
   if (extra.length === 0) await import(cli.href);
   else {
+    // `--inspect*` (in the command or NODE_OPTIONS) goes to the child unchanged: the run to
+    // debug is there. This process lets go of the inspector's port first, so the child can
+    // listen on the same host:port the user gave.
+    const inspector = await import('node:inspector');
+    if (inspector.url() !== undefined) inspector.close();
     const child = spawn(
       process.execPath,
-      [...extra, ...process.execArgv, fileURLToPath(cli), ...process.argv.slice(2)],
+      childArgv(extra, process.execArgv, fileURLToPath(cli), process.argv.slice(2)),
       { stdio: 'inherit' },
     );
     // Signals go on to the child, and the parent waits for it to end. Ctrl-C at a terminal

@@ -11,6 +11,11 @@ import { ScenarioError } from './scenario.js';
 export interface PrometheusEndpoint {
   readonly url: string;
   readonly telemetry: RouterTelemetryOptions;
+  /**
+   * The page a scrape gets now, without a request: collected and serialized as the exporter
+   * serves it. A virtual run's test takes it at a simulated instant (a request takes real I/O).
+   */
+  scrape(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -50,9 +55,11 @@ export async function servePrometheus(port: number): Promise<PrometheusEndpoint>
   server.unref(); // never what keeps a finished run's process alive
   const bound = (server.address() as AddressInfo).port;
   const provider = new sdk.MeterProvider({ readers: [reader] });
+  const serializer = new exporter.PrometheusSerializer();
   return {
     url: `http://127.0.0.1:${bound}/metrics`,
     telemetry: { meter: provider.getMeter('@rxgate/simulator') },
+    scrape: async () => serializer.serialize((await reader.collect()).resourceMetrics),
     close: async () => {
       await provider.shutdown();
       await new Promise<void>((resolve) => {

@@ -2,7 +2,9 @@
 // emits and audits (for the plain-substring PHI scan).
 import assert from 'node:assert/strict';
 import { createBreakers } from '@rxgate/breaker';
+import type { TimerHandle } from '@rxgate/core';
 import { createLimiter } from '@rxgate/ratelimit';
+import { VirtualClock } from '@rxgate/testkit';
 import {
   type AuditLog,
   createRouter,
@@ -12,6 +14,7 @@ import {
   type Outcome,
   type Router,
   type RouterOptions,
+  type Transport,
   undiciTransport,
 } from '../index.js';
 import { Capture, type VendorNode } from './independent-vendor.fixture.js';
@@ -33,10 +36,15 @@ export function makeRouter(
   const audit = extra.audit ?? new MemoryAuditLog();
   const deadLetters = new MemoryDeadLetterQueue();
   const { readTimeoutMs, ...rest } = extra;
+  // A test that gives the router a clock (a VirtualClock) gives it to the limiter and breakers too.
+  const clock = extra.clock;
   const router = createRouter({
     nodes: nodes.map((n) => ({ name: n.name, url: n.url })),
     sharedIdempotency: false,
-    limiter: createLimiter({ account: { ratePerSecond: 1000, burst: 1000, concurrency: 64 } }),
+    limiter: createLimiter({
+      account: { ratePerSecond: 1000, burst: 1000, concurrency: 64 },
+      ...(clock ? { clock } : {}),
+    }),
     transport: undiciTransport({ connectTimeoutMs: 500, readTimeoutMs: readTimeoutMs ?? 300 }),
     ledger: new MemoryLedger(),
     audit,
@@ -45,6 +53,7 @@ export function makeRouter(
     retry: { baseMs: 5, capMs: { pos: 40, batch: 80 } },
     // The README's defaults, with a short open period so a test run stays short.
     breakers: createBreakers({
+      ...(clock ? { clock } : {}),
       defaults: {
         policy: { kind: 'time-window', windowMs: 30_000, minimumCalls: 10, failureRate: 0.5 },
         openDuration: { initialMs: 150, maxMs: 600 },
@@ -79,6 +88,142 @@ export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
     t = setTimeout(() => reject(new Error(`${what}: not settled within ${ms} ms`)), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(t));
+}
+
+/**
+ * Drives `clock` up to `deadline` (never past it), with real event-loop turns between steps for
+ * the sockets, until `p` settles; returns its value and the virtual time it settled at. A promise
+ * that would need the clock past `deadline` never settles here: after `realBoundMs` of real time
+ * (a bound for a hang, not a measurement) it rejects naming `what`.
+ */
+export async function settleBy<T>(
+  clock: VirtualClock,
+  p: Promise<T>,
+  deadline: number,
+  what: string,
+  realBoundMs = 10_000,
+): Promise<{ value: T; at: number }> {
+  let settled: { value: T; at: number } | undefined;
+  let failed: { error: unknown } | undefined;
+  p.then(
+    (value) => {
+      settled = { value, at: clock.now() };
+    },
+    (error: unknown) => {
+      failed = { error };
+    },
+  );
+  const giveUp = Date.now() + realBoundMs;
+  for (;;) {
+    await clock.advanceTo(deadline);
+    await new Promise((r) => setTimeout(r, 1));
+    if (failed) throw failed.error;
+    if (settled) return settled;
+    if (Date.now() > giveUp)
+      throw new Error(`${what}: not settled with the router clock driven to its deadline`);
+  }
+}
+
+/**
+ * A transport that counts its sends in flight (sent, not yet answered or failed), and those of
+ * them whose signal aborted (their failure is still on its way through the socket).
+ */
+export function countingTransport(
+  inner: Transport,
+): Transport & { readonly inFlight: number; readonly aborting: number } {
+  let inFlight = 0;
+  let aborting = 0;
+  return {
+    get inFlight() {
+      return inFlight;
+    },
+    get aborting() {
+      return aborting;
+    },
+    async send(node, request, signal) {
+      inFlight++;
+      let aborted = false;
+      const onAbort = () => {
+        aborted = true;
+        aborting++;
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener?.('abort', onAbort, { once: true });
+      try {
+        return await inner.send(node, request, signal);
+      } finally {
+        inFlight--;
+        if (aborted) aborting--;
+        signal.removeEventListener?.('abort', onAbort);
+      }
+    },
+    close: () => inner.close(),
+  };
+}
+
+/** A VirtualClock that tells when its next timer is due (for `drive`, which steps to it). */
+export class SteppedClock extends VirtualClock {
+  readonly #due = new Map<TimerHandle, number>();
+
+  override setTimer(delayMs: number, callback: () => void): TimerHandle {
+    const at = this.now() + Math.max(0, delayMs || 0);
+    const inner: TimerHandle = super.setTimer(delayMs, () => {
+      this.#due.delete(inner);
+      callback();
+    });
+    this.#due.set(inner, at);
+    return {
+      cancel: () => {
+        this.#due.delete(inner);
+        inner.cancel();
+      },
+    };
+  }
+
+  /** When the next armed timer is due, or undefined when none is. */
+  nextDue(): number | undefined {
+    let next: number | undefined;
+    for (const at of this.#due.values()) if (next === undefined || at < next) next = at;
+    return next;
+  }
+}
+
+/**
+ * Runs `clock` for `p`: whenever `quiet()` says no real I/O is under way that could still
+ * answer (every send in flight is one a vendor holds, none is being aborted), the clock moves
+ * to the instant its next timer is due and fires what is due then, and no further; otherwise
+ * it waits a real millisecond for the sockets. So whatever a timer sets going over a socket
+ * (an abort, a retry) ends before the clock moves on, and the virtual time says exactly when
+ * each submission settled, however loaded the machine; what the scheduling decides is only
+ * which of the contract's branches a claim takes. `realBoundMs` bounds a hang, it measures
+ * nothing.
+ */
+export async function drive<T>(
+  clock: SteppedClock,
+  p: Promise<T>,
+  quiet: () => boolean,
+  what: string,
+  realBoundMs = 30_000,
+): Promise<T> {
+  let settled: { value: T } | undefined;
+  let failed: { error: unknown } | undefined;
+  p.then(
+    (value) => {
+      settled = { value };
+    },
+    (error: unknown) => {
+      failed = { error };
+    },
+  );
+  const giveUp = Date.now() + realBoundMs;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1));
+    if (failed) throw failed.error;
+    if (settled) return settled.value;
+    if (Date.now() > giveUp) throw new Error(`${what}: not settled within ${realBoundMs} ms of real time`);
+    const next = clock.nextDue();
+    if (next !== undefined && quiet()) await clock.advanceTo(next);
+  }
 }
 
 export function isPaidKind(o: Outcome): boolean {
