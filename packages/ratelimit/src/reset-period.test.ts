@@ -49,12 +49,18 @@ describe('windowFromResets: the window a fixed window resets at', () => {
     assert.ok(phaseCoherence([0, 250, 500, 750], 1000) < 1e-9);
   });
 
-  it('property: resets a round trip (under a tenth of the window) after each start, a spurious one within a fifth of it after at most every other, give the window', () => {
+  // What the coherence of 0.75 guarantees: phases within an arc of θ have a mean resultant
+  // length of at least cos(θ/2), so every reset within 0.22 of the window after its start
+  // (cos(0.22·π) = 0.77) is read. Round trips of up to a tenth and a spurious reset up to 0.12
+  // after it stay within that arc. (The property once allowed a spurious reset a fifth after a
+  // round trip of a tenth: an arc of 0.3, R down to 0.59, below the threshold; random seeds found
+  // it, 1 run in 8. Such spreads are not read: the table case below.)
+  it('property: resets a round trip (under a tenth of the window) after each start, a spurious one within 0.12 of it after at most every other, give the window', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...ROUND_WINDOWS_MS.filter((w) => w >= 200 && w <= 60_000)),
         fc.array(fc.double({ min: 0, max: 0.1, noNaN: true }), { minLength: 1, maxLength: 12 }),
-        fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0.05, max: 0.2, noNaN: true })), {
+        fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0.05, max: 0.12, noNaN: true })), {
           maxLength: 12,
         }),
         fc.integer({ min: 8, max: 14 }),
@@ -69,5 +75,15 @@ describe('windowFromResets: the window a fixed window resets at', () => {
         },
       ),
     );
+  });
+
+  it('the limit: resets spread over 0.3 of the window (R 0.72) are not read', () => {
+    // Phases 0, 0.1 and 0.3 of a 200 ms window, as a round trip of a tenth then a spurious reset
+    // a fifth after it, on every other window: the counterexample random seeds found.
+    const times = Array.from({ length: 8 }, (_, i) =>
+      i % 2 === 0 ? [4_193_289 + i * 200] : [4_193_289 + i * 200 + 20, 4_193_289 + i * 200 + 60],
+    ).flat();
+    assert.ok(phaseCoherence(times, 200) < 0.75);
+    assert.equal(windowFromResets(times, ROUND_WINDOWS_MS), undefined);
   });
 });
