@@ -2,7 +2,7 @@ import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
 import type { QuotaSignal } from './quota-signal.js';
 import { RemainingOnlyRate } from './remaining-only.js';
-import { throttleCut } from './retry-after-rate.js';
+import { bareThrottle, throttleCut } from './retry-after-rate.js';
 import { roundWindow } from './round-window.js';
 import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
@@ -126,6 +126,9 @@ export interface ObserveResult {
   readonly slower: boolean;
 }
 
+// After a wall's pause, how long its probe goes alone: a round trip or so.
+const PROBE_ALONE_MS = 1000;
+
 const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0;
 
 /**
@@ -146,6 +149,9 @@ const finite = (x: number | undefined): x is number => x !== undefined && Number
  * - A vendor that reports Remaining without a reset is read over time: the share of its
  *   limit our sending leaves unused tells its rate.
  * - A throttle that says nothing cuts the rate by `beta` and probes back up with CUBIC.
+ * - A wall of throttles that say nothing (none went through for a second after a cut: a long
+ *   window spent, 600 per 60 s) is waited out, not cut into: pauses growing by half each,
+ *   capped at `maxPauseMs`, each ended by one probe that goes alone (bareThrottle).
  * - The rate never drops to a crawl: slowing down to nothing is a pause with an end, so a
  *   waiter's predicted wait stays true and no deadline looks unreachable when it is not.
  */
@@ -177,6 +183,14 @@ export class RateController {
   #throttles = 0;
   #pausedMs = 0;
   #cutSample: { at: number; admitted: number; throttles: number; pausedMs: number } | undefined;
+  // Bare throttles (no Retry-After): answers that went through at the last cut, walls since.
+  #wentThroughAtCut = 0;
+  #throttlesAtCut = 0;
+  #inFlightAtCut = 0;
+  #walls = 0;
+  #wallsSeen = false;
+  // The pause that ends at #probeAt was a wall's: its probe goes alone (see PROBE_ALONE_MS).
+  #wallProbe = false;
   // A capped pause ends here: one request then probes the vendor.
   #probeAt = Number.POSITIVE_INFINITY;
   #nextRecompute = Number.POSITIVE_INFINITY;
@@ -273,7 +287,32 @@ export class RateController {
       // the vendor's limit was reached are throttled together, and that is one event.
       const quiet = !hasReset && this.#windowMs === 0 && this.#remainingOnly === undefined;
       const hold = this.#o.mode === 'hold';
-      if ((pauseFor === undefined && !hold) || (hold && quiet && now - this.#throttleAt >= 1000)) {
+      // Answers that went through so far (a bare vendor says nothing on those).
+      const wentThrough = traffic.admitted - traffic.inFlight - this.#throttles;
+      let cut = hold && quiet && now - this.#throttleAt >= 1000;
+      if (hold && quiet && !hasRetryAfter && !hasRemaining) {
+        const step = bareThrottle({
+          sinceCutMs: now - this.#throttleAt,
+          wentThroughSinceCut: wentThrough - this.#wentThroughAtCut,
+          paused: now < this.#pausedTill,
+          walls: this.#walls,
+          maxPauseMs: this.#o.maxPauseMs,
+          wallsSeen: this.#wallsSeen,
+          refusedSentSinceCut: this.#throttles - this.#throttlesAtCut - this.#inFlightAtCut,
+        });
+        cut = step.kind === 'cut';
+        if (step.kind === 'wall') {
+          this.#walls++;
+          this.#wallsSeen = true;
+          pauseFor = step.pauseMs;
+          this.#wallProbe = true;
+        }
+      }
+      if ((pauseFor === undefined && !hold) || cut) {
+        this.#wentThroughAtCut = wentThrough;
+        this.#throttlesAtCut = this.#throttles;
+        this.#inFlightAtCut = traffic.inFlight;
+        this.#walls = 0;
         if (hold) {
           // Paused again before the last climb was over: the climb failed, and the rate the
           // vendor refused is the one in force (the climb starts a cut below it).
@@ -384,7 +423,11 @@ export class RateController {
       // The pause ended: one request asks the vendor; its answer decides what follows.
       const at = this.#probeAt;
       this.#probeAt = Number.POSITIVE_INFINITY;
-      store.adjust(this.#level, { capTokens: 1 }, Math.min(now, at));
+      // After a wall, nothing else goes until the probe's answer is likely in: if the wall
+      // stands, that answer is the one throttle the probe costs.
+      const alone = this.#wallProbe ? { budget: { count: 1, until: at + PROBE_ALONE_MS } } : {};
+      this.#wallProbe = false;
+      store.adjust(this.#level, { capTokens: 1, ...alone }, Math.min(now, at));
     }
     if (now < this.#nextRecompute) return undefined;
     return this.#apply(now, store, 'recover');
@@ -417,6 +460,7 @@ export class RateController {
     }
     rate = Math.max(Math.min(this.#minRate, ceiling), rate);
     this.#nextRecompute = this.#recovering ? now + this.#o.recomputeEveryMs : Number.POSITIVE_INFINITY;
+
     if (rate === this.#current) return undefined;
     const from = this.#current;
     this.#current = rate;

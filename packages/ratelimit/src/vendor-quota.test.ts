@@ -64,6 +64,8 @@ interface Drive {
   readonly endMs?: number;
   /** The first part, not measured. @default 5000 */
   readonly warmupMs?: number;
+  /** The vendor's window; `vendorLimit` is what it allows in one. @default 1000 */
+  readonly windowMs?: number;
 }
 
 /** Claims arrive evenly at `load` times the quota for 30 s, each with an hour of budget, as the router sends them. */
@@ -75,7 +77,9 @@ async function drive(
     account: { ratePerSecond: d.clientRate, burst: d.clientBurst },
     clock,
   });
-  const arrive = vendor(d.model, d.vendorLimit);
+  const windowMs = d.windowMs ?? 1000;
+  const perSecond = (d.vendorLimit * 1000) / windowMs;
+  const arrive = vendor(d.model, d.vendorLimit, windowMs);
   const warmup = d.warmupMs ?? 5000;
   const end = d.endMs ?? 30_000;
   const headers = d.headers ?? 'x-ratelimit';
@@ -118,13 +122,13 @@ async function drive(
       },
     );
   };
-  const every = 1000 / (d.vendorLimit * d.load);
+  const every = 1000 / (perSecond * d.load);
   for (let t = 0; t < end; t += every) clock.setTimer(t, () => attempt(clock.now() + 3_600_000));
   await clock.advance(end);
   limiter.close();
   await clock.runAll();
   return {
-    goodput: ok / ((d.vendorLimit * (end - warmup)) / 1000),
+    goodput: ok / ((perSecond * (end - warmup)) / 1000),
     throttled: refused / Math.max(1, ok + refused),
     refused,
     deadLettered,
@@ -281,6 +285,34 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
         assert.equal(r.deadLettered, 0);
       }
     }
+  });
+
+  it('no quota headers, bare 429s, a long window (600 per 60 s): a wall of throttles is waited out and probed, not cut to the floor (>= 90 %, <= 3 %)', async () => {
+    const got: string[] = [];
+    for (const model of ['sliding-log', 'fixed-window'] as const) {
+      for (const load of [1.5, 3]) {
+        // The user guessed twice the quota.
+        const r = await drive({
+          model,
+          vendorLimit: 600,
+          windowMs: 60_000,
+          clientRate: 20,
+          clientBurst: 10,
+          rttMs: 120,
+          load,
+          headers: 'none',
+          endMs: 660_000,
+          warmupMs: 60_000,
+        });
+        got.push(
+          `${model} ${load}x: ${(r.goodput * 100).toFixed(1)} % / ${(r.throttled * 100).toFixed(2)} %`,
+        );
+        assert.equal(r.deadLettered, 0);
+        if (r.goodput < 0.9 || r.throttled > 0.03) got.push('MISS');
+      }
+    }
+    if (process.env.SHOW) console.log(got.join('; '));
+    assert.ok(!got.includes('MISS'), got.join('; '));
   });
 
   it('no quota headers, a Retry-After in whole seconds on a 1 s window, a fast vendor: paused again before the climb was over, the rate climbs slowly (>= 90 %, <= 3 %)', async () => {
