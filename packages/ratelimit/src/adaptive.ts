@@ -6,6 +6,7 @@ import { bareThrottle, throttleCut } from './retry-after-rate.js';
 import { roundWindow } from './round-window.js';
 import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
+import { windowAfter } from './vendor-window.js';
 
 /** How a limiter follows the vendor's quota signals. */
 export interface AdaptiveOptions {
@@ -171,6 +172,7 @@ export class RateController {
   // What the vendor said over time.
   #limit: number | undefined;
   #windowMs = 0;
+  #windowDeclared = false;
   // A vendor with Remaining and no reset: its rate read from how Remaining moves.
   #remainingOnly: RemainingOnlyRate | undefined;
   #pausedTill = Number.NEGATIVE_INFINITY;
@@ -235,9 +237,14 @@ export class RateController {
     const hasReset = finite(resetSeconds);
     if (finite(limit) && limit > 0) this.#limit = limit;
     const resetMs = hasReset ? resetSeconds * 1000 : undefined;
-    // The longest reset is the window (or time to full); one from a day-long quota is not a rate.
-    if (resetMs !== undefined && resetMs > this.#windowMs && resetMs <= this.#o.maxPauseMs)
-      this.#windowMs = resetMs;
+    // The window the vendor declares, or else the longest reset (see windowAfter).
+    ({ windowMs: this.#windowMs, declared: this.#windowDeclared } = windowAfter({
+      windowMs: this.#windowMs,
+      declared: this.#windowDeclared,
+      declaredMs: finite(signal.windowSeconds) ? signal.windowSeconds * 1000 : undefined,
+      resetMs,
+      maxPauseMs: this.#o.maxPauseMs,
+    }));
     let pauseFor: number | undefined;
     if (hasRemaining) {
       // Requests in flight will spend what the vendor says is left: no whole token beyond that.

@@ -396,6 +396,18 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     }
   });
 
+  it('a window the vendor declares (IETF RateLimit-Policy w) sets the rate from the first answer, whatever its reset says', async () => {
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 40, burst: 10 }, clock });
+    // 100 per 10 s, 2 s to the end of its window: 100 in 2 s is no rate of this vendor's.
+    await limiter.observe({ limit: 100, remaining: 99, resetSeconds: 2, windowSeconds: 10 });
+    assert.ok(Math.abs((await limiter.snapshot()).ratePerSecond - 9.9) < 1e-9);
+    // Later resets, read short or long, do not move it.
+    await limiter.observe({ limit: 100, remaining: 98, resetSeconds: 11, windowSeconds: 10 });
+    assert.ok(Math.abs((await limiter.snapshot()).ratePerSecond - 9.9) < 1e-9);
+    limiter.close();
+  });
+
   it('slows down on Remaining alone (a vendor that sends Limit and Remaining, no Reset)', async () => {
     const clock = new VirtualClock();
     const limiter = createLimiter({ account: { ratePerSecond: 50, burst: 20 }, clock });
