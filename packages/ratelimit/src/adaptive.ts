@@ -6,7 +6,7 @@ import { bareThrottle, throttleCut } from './retry-after-rate.js';
 import { roundWindow } from './round-window.js';
 import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
-import { windowAfter } from './vendor-window.js';
+import { phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
 
 /** How a limiter follows the vendor's quota signals. */
 export interface AdaptiveOptions {
@@ -173,6 +173,9 @@ export class RateController {
   #limit: number | undefined;
   #windowMs = 0;
   #windowDeclared = false;
+  // A declared window's phase: the last reset read, and when a window was last seen to begin.
+  #lastResetMs: number | undefined;
+  #beganAt: number | undefined;
   // A vendor with Remaining and no reset: its rate read from how Remaining moves.
   #remainingOnly: RemainingOnlyRate | undefined;
   #pausedTill = Number.NEGATIVE_INFINITY;
@@ -245,6 +248,14 @@ export class RateController {
       resetMs,
       maxPauseMs: this.#o.maxPauseMs,
     }));
+    // With a declared window, the phase of a fixed window's resets sharpens a coarse one.
+    let phaseResetMs = resetMs;
+    if (resetMs !== undefined && this.#windowDeclared) {
+      if (windowBegan(this.#lastResetMs, resetMs, this.#windowMs))
+        this.#beganAt = phaseAfter(this.#beganAt, now, this.#windowMs);
+      this.#lastResetMs = resetMs;
+      phaseResetMs = resetByPhase({ resetMs, now, windowMs: this.#windowMs, beganAt: this.#beganAt });
+    }
     let pauseFor: number | undefined;
     if (hasRemaining) {
       // Requests in flight will spend what the vendor says is left: no whole token beyond that.
@@ -257,18 +268,18 @@ export class RateController {
         // Nothing left and refused: nothing until the reset.
         if (remaining === 0 && resetMs !== undefined && resetMs > 0) pauseFor = resetMs;
       } else if (this.#zeroIsFull(remaining, traffic.inFlight, now, resetMs, traffic.admitted))
-        pauseFor = resetMs;
+        pauseFor = phaseResetMs;
       else if (
         this.#zeroFull !== false &&
-        resetMs !== undefined &&
-        resetMs > 0 &&
-        resetMs < 0.5 * roundWindow(this.#windowMs)
+        phaseResetMs !== undefined &&
+        phaseResetMs > 0 &&
+        phaseResetMs < 0.5 * roundWindow(this.#windowMs)
       ) {
         // A reset that may be the first to free anything (a fixed window's): what is left once
         // the requests in flight land is all that goes before it.
         store.adjust(
           this.#level,
-          { budget: { count: Math.floor(remaining - traffic.inFlight), until: now + resetMs } },
+          { budget: { count: Math.floor(remaining - traffic.inFlight), until: now + phaseResetMs } },
           now,
         );
       }

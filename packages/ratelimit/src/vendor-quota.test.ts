@@ -59,7 +59,7 @@ interface Drive {
   /** Offered load, a multiple of the vendor's quota. */
   readonly load: number;
   /** `none`: the vendor sends no quota header, only 429s (with Retry-After in seconds, or bare). */
-  readonly headers?: 'x-ratelimit' | 'remaining-only' | 'none' | 'none-retry-after';
+  readonly headers?: 'x-ratelimit' | 'ietf' | 'remaining-only' | 'none' | 'none-retry-after';
   /** Virtual time claims arrive for. @default 30_000 */
   readonly endMs?: number;
   /** The first part, not measured. @default 5000 */
@@ -101,6 +101,13 @@ async function drive(
             if (headers === 'x-ratelimit') {
               // As the router: the reset was measured half a round trip ago.
               limiter.observe({ ...q, resetSeconds: Math.max(0, q.resetSeconds! - d.rttMs / 2000) });
+            } else if (headers === 'ietf') {
+              // RateLimit-Policy q and w; RateLimit r and t, t in whole seconds rounded up.
+              limiter.observe({
+                ...q,
+                resetSeconds: Math.max(0, Math.ceil(q.resetSeconds! - 1e-9) - d.rttMs / 2000),
+                windowSeconds: windowMs / 1000,
+              });
             } else if (headers === 'remaining-only') {
               // Limit and Remaining, no reset; a refusal says Retry-After (whole seconds).
               limiter.observe(
@@ -406,6 +413,36 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     await limiter.observe({ limit: 100, remaining: 98, resetSeconds: 11, windowSeconds: 10 });
     assert.ok(Math.abs((await limiter.snapshot()).ratePerSecond - 9.9) < 1e-9);
     limiter.close();
+  });
+
+  it('IETF fields on a fixed window of 100 per 10 s (t in whole seconds): the phase of the declared window, not the coarse t, ends each window (>= 98 %, <= 0.5 %)', async () => {
+    const got: string[] = [];
+    for (const [clientRate, clientBurst] of [
+      [5, 5],
+      [20, 10],
+    ] as const) {
+      for (const load of [1.5, 3]) {
+        const r = await drive({
+          model: 'fixed-window',
+          vendorLimit: 100,
+          windowMs: 10_000,
+          clientRate,
+          clientBurst,
+          rttMs: 120,
+          load,
+          headers: 'ietf',
+          endMs: 140_000,
+          warmupMs: 20_000,
+        });
+        got.push(
+          `limit ${clientRate} ${load}x: ${(r.goodput * 100).toFixed(1)} % / ${(r.throttled * 100).toFixed(2)} %`,
+        );
+        assert.equal(r.deadLettered, 0);
+        if (r.goodput < 0.98 || r.throttled > 0.005) got.push('MISS');
+      }
+    }
+    if (process.env.SHOW) console.log(got.join('; '));
+    assert.ok(!got.includes('MISS'), got.join('; '));
   });
 
   it('slows down on Remaining alone (a vendor that sends Limit and Remaining, no Reset)', async () => {
