@@ -127,8 +127,10 @@ export interface ObserveResult {
   readonly slower: boolean;
 }
 
-// After a wall's pause, how long its probe goes alone: a round trip or so.
-const PROBE_ALONE_MS = 1000;
+// After a wall's pause, how long its probe goes alone: a typical round trip. Longer costs the
+// sliding log whose wall has ended that much of its freed requests every window (1000 ms: 100
+// per 10 s, bare 429, 86-90 %); an answer slower than this costs a throttle or two more.
+const PROBE_ALONE_MS = 500;
 
 const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0;
 
