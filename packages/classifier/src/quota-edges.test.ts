@@ -150,6 +150,7 @@ describe('the most restrictive of several policies', () => {
     assert.deepEqual(q({ ratelimit: '"a";r=50, "b";r=10;t=10', 'ratelimit-policy': '"a";q=100;w=100' }), {
       limit: 100,
       remaining: 50,
+      windowSeconds: 100,
       policy: 'a',
     });
     // "a": 5 left of 10 over 10 s = 0.5/s; "b": 8 over 10 s = 0.8/s.

@@ -177,6 +177,7 @@ describe('a RateLimit list RFC 9651 refuses is read leniently', () => {
       limit: 10,
       remaining: 1,
       resetSeconds: 5,
+      windowSeconds: 60,
       policy: 'a',
     });
   });

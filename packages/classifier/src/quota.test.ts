@@ -45,6 +45,7 @@ describe('parseQuota', () => {
       limit: 1000,
       remaining: 3,
       resetSeconds: 3600,
+      windowSeconds: 86400,
       policy: 'daily',
     });
     assert.deepEqual(
@@ -56,6 +57,7 @@ describe('parseQuota', () => {
         limit: 100,
         remaining: 42,
         resetSeconds: 7,
+        windowSeconds: 10,
         policy: 'default',
       },
     );
@@ -98,6 +100,7 @@ describe('parseQuota', () => {
         limit: 100,
         remaining: 42,
         resetSeconds: 7,
+        windowSeconds: 10,
         policy: 'default',
       });
     });
@@ -115,8 +118,17 @@ describe('parseQuota', () => {
     it('a quoted comma in a parameter of the policy keeps the policies apart', () => {
       assert.deepEqual(
         q('"a";r=5;t=60, "b";r=40;t=1', '"a";q=10;w=60;comment="per user, per hour", "b";q=50;w=1'),
-        { limit: 10, remaining: 5, resetSeconds: 60, policy: 'a' },
+        { limit: 10, remaining: 5, resetSeconds: 60, windowSeconds: 60, policy: 'a' },
       );
+    });
+
+    it('reports the window the chosen policy declares (w), so a limiter need not guess it', () => {
+      assert.equal(q('"default";r=42;t=7', '"default";q=100;w=10')?.windowSeconds, 10);
+      // The window of the policy reported, not of another one.
+      assert.equal(q('"a";r=5;t=60, "b";r=40;t=1', '"a";q=10;w=60, "b";q=50;w=1')?.windowSeconds, 60);
+      // No window declared, or one that is no length: none reported.
+      assert.equal(q('"default";r=42;t=7', '"default";q=100')?.windowSeconds, undefined);
+      assert.equal(q('"default";r=42;t=7', '"default";q=100;w=0')?.windowSeconds, undefined);
     });
 
     it('reads token names, decimals, boolean and byte-sequence parameters, and a partition key', () => {
@@ -124,6 +136,7 @@ describe('parseQuota', () => {
         limit: 10,
         remaining: 3,
         resetSeconds: 2.5,
+        windowSeconds: 10,
         policy: 'default',
       });
     });

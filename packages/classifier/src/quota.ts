@@ -117,8 +117,7 @@ export function readQuota(h: HeaderReader, now: number): QuotaSignal | undefined
   if (chosen === undefined && retryAfterMs === undefined) return undefined;
   if (chosen === undefined) return { retryAfterMs: retryAfterMs! };
   // A chosen policy is already a fresh object of its own: it becomes the signal.
-  const out = chosen as { -readonly [K in keyof QuotaSignal]: QuotaSignal[K] } & { windowSeconds?: number };
-  if (out.windowSeconds !== undefined) delete out.windowSeconds;
+  const out = chosen as { -readonly [K in keyof QuotaSignal]: QuotaSignal[K] };
   if (retryAfterMs !== undefined) out.retryAfterMs = retryAfterMs;
   return out;
 }
@@ -276,7 +275,7 @@ function parseIetf(rateLimit: string, rateLimitPolicy: string | undefined, now: 
     const q = quotas?.find((x) => x.name === item.name)?.params;
     const pol = policy(num(q?.get('q')), r, t === undefined ? undefined : resetToSeconds(t, now));
     const w = num(q?.get('w'));
-    if (w !== undefined) pol.windowSeconds = w;
+    if (w !== undefined && w > 0) pol.windowSeconds = w;
     pol.policy = item.name;
     out.push(pol);
   }

@@ -10,6 +10,12 @@ export interface QuotaSignal {
   readonly remaining?: number;
   /** Seconds until the vendor's window resets. */
   readonly resetSeconds?: number;
+  /**
+   * The length of the vendor's window in seconds, when it declares one (the IETF
+   * `RateLimit-Policy` `w` of the policy reported): its limit is per this long. A limiter
+   * then need not read the window from how the resets move.
+   */
+  readonly windowSeconds?: number;
   /** Milliseconds the vendor asked us to wait (from `Retry-After`). */
   readonly retryAfterMs?: number;
   /** The answer was a throttle (429, or a 503 used as one). */

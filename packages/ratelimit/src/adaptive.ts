@@ -2,10 +2,11 @@ import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
 import type { QuotaSignal } from './quota-signal.js';
 import { RemainingOnlyRate } from './remaining-only.js';
-import { throttleCut } from './retry-after-rate.js';
+import { bareThrottle, throttleCut } from './retry-after-rate.js';
 import { roundWindow } from './round-window.js';
 import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
+import { phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
 
 /** How a limiter follows the vendor's quota signals. */
 export interface AdaptiveOptions {
@@ -126,6 +127,11 @@ export interface ObserveResult {
   readonly slower: boolean;
 }
 
+// After a wall's pause, how long its probe goes alone: a typical round trip. Longer costs the
+// sliding log whose wall has ended that much of its freed requests every window (1000 ms: 100
+// per 10 s, bare 429, 86-90 %); an answer slower than this costs a throttle or two more.
+const PROBE_ALONE_MS = 500;
+
 const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0;
 
 /**
@@ -146,6 +152,9 @@ const finite = (x: number | undefined): x is number => x !== undefined && Number
  * - A vendor that reports Remaining without a reset is read over time: the share of its
  *   limit our sending leaves unused tells its rate.
  * - A throttle that says nothing cuts the rate by `beta` and probes back up with CUBIC.
+ * - A wall of throttles that say nothing (none went through for a second after a cut: a long
+ *   window spent, 600 per 60 s) is waited out, not cut into: pauses growing by half each,
+ *   capped at `maxPauseMs`, each ended by one probe that goes alone (bareThrottle).
  * - The rate never drops to a crawl: slowing down to nothing is a pause with an end, so a
  *   waiter's predicted wait stays true and no deadline looks unreachable when it is not.
  */
@@ -165,6 +174,10 @@ export class RateController {
   // What the vendor said over time.
   #limit: number | undefined;
   #windowMs = 0;
+  #windowDeclared = false;
+  // A declared window's phase: the last reset read, and when a window was last seen to begin.
+  #lastResetMs: number | undefined;
+  #beganAt: number | undefined;
   // A vendor with Remaining and no reset: its rate read from how Remaining moves.
   #remainingOnly: RemainingOnlyRate | undefined;
   #pausedTill = Number.NEGATIVE_INFINITY;
@@ -177,6 +190,14 @@ export class RateController {
   #throttles = 0;
   #pausedMs = 0;
   #cutSample: { at: number; admitted: number; throttles: number; pausedMs: number } | undefined;
+  // Bare throttles (no Retry-After): answers that went through at the last cut, walls since.
+  #wentThroughAtCut = 0;
+  #throttlesAtCut = 0;
+  #inFlightAtCut = 0;
+  #walls = 0;
+  #wallsSeen = false;
+  // The pause that ends at #probeAt was a wall's: its probe goes alone (see PROBE_ALONE_MS).
+  #wallProbe = false;
   // A capped pause ends here: one request then probes the vendor.
   #probeAt = Number.POSITIVE_INFINITY;
   #nextRecompute = Number.POSITIVE_INFINITY;
@@ -221,9 +242,22 @@ export class RateController {
     const hasReset = finite(resetSeconds);
     if (finite(limit) && limit > 0) this.#limit = limit;
     const resetMs = hasReset ? resetSeconds * 1000 : undefined;
-    // The longest reset is the window (or time to full); one from a day-long quota is not a rate.
-    if (resetMs !== undefined && resetMs > this.#windowMs && resetMs <= this.#o.maxPauseMs)
-      this.#windowMs = resetMs;
+    // The window the vendor declares, or else the longest reset (see windowAfter).
+    ({ windowMs: this.#windowMs, declared: this.#windowDeclared } = windowAfter({
+      windowMs: this.#windowMs,
+      declared: this.#windowDeclared,
+      declaredMs: finite(signal.windowSeconds) ? signal.windowSeconds * 1000 : undefined,
+      resetMs,
+      maxPauseMs: this.#o.maxPauseMs,
+    }));
+    // With a declared window, the phase of a fixed window's resets sharpens a coarse one.
+    let phaseResetMs = resetMs;
+    if (resetMs !== undefined && this.#windowDeclared) {
+      if (windowBegan(this.#lastResetMs, resetMs, this.#windowMs))
+        this.#beganAt = phaseAfter(this.#beganAt, now, this.#windowMs);
+      this.#lastResetMs = resetMs;
+      phaseResetMs = resetByPhase({ resetMs, now, windowMs: this.#windowMs, beganAt: this.#beganAt });
+    }
     let pauseFor: number | undefined;
     if (hasRemaining) {
       // Requests in flight will spend what the vendor says is left: no whole token beyond that.
@@ -236,18 +270,18 @@ export class RateController {
         // Nothing left and refused: nothing until the reset.
         if (remaining === 0 && resetMs !== undefined && resetMs > 0) pauseFor = resetMs;
       } else if (this.#zeroIsFull(remaining, traffic.inFlight, now, resetMs, traffic.admitted))
-        pauseFor = resetMs;
+        pauseFor = phaseResetMs;
       else if (
         this.#zeroFull !== false &&
-        resetMs !== undefined &&
-        resetMs > 0 &&
-        resetMs < 0.5 * roundWindow(this.#windowMs)
+        phaseResetMs !== undefined &&
+        phaseResetMs > 0 &&
+        phaseResetMs < 0.5 * roundWindow(this.#windowMs)
       ) {
         // A reset that may be the first to free anything (a fixed window's): what is left once
         // the requests in flight land is all that goes before it.
         store.adjust(
           this.#level,
-          { budget: { count: Math.floor(remaining - traffic.inFlight), until: now + resetMs } },
+          { budget: { count: Math.floor(remaining - traffic.inFlight), until: now + phaseResetMs } },
           now,
         );
       }
@@ -273,7 +307,32 @@ export class RateController {
       // the vendor's limit was reached are throttled together, and that is one event.
       const quiet = !hasReset && this.#windowMs === 0 && this.#remainingOnly === undefined;
       const hold = this.#o.mode === 'hold';
-      if ((pauseFor === undefined && !hold) || (hold && quiet && now - this.#throttleAt >= 1000)) {
+      // Answers that went through so far (a bare vendor says nothing on those).
+      const wentThrough = traffic.admitted - traffic.inFlight - this.#throttles;
+      let cut = hold && quiet && now - this.#throttleAt >= 1000;
+      if (hold && quiet && !hasRetryAfter && !hasRemaining) {
+        const step = bareThrottle({
+          sinceCutMs: now - this.#throttleAt,
+          wentThroughSinceCut: wentThrough - this.#wentThroughAtCut,
+          paused: now < this.#pausedTill,
+          walls: this.#walls,
+          maxPauseMs: this.#o.maxPauseMs,
+          wallsSeen: this.#wallsSeen,
+          refusedSentSinceCut: this.#throttles - this.#throttlesAtCut - this.#inFlightAtCut,
+        });
+        cut = step.kind === 'cut';
+        if (step.kind === 'wall') {
+          this.#walls++;
+          this.#wallsSeen = true;
+          pauseFor = step.pauseMs;
+          this.#wallProbe = true;
+        }
+      }
+      if ((pauseFor === undefined && !hold) || cut) {
+        this.#wentThroughAtCut = wentThrough;
+        this.#throttlesAtCut = this.#throttles;
+        this.#inFlightAtCut = traffic.inFlight;
+        this.#walls = 0;
         if (hold) {
           // Paused again before the last climb was over: the climb failed, and the rate the
           // vendor refused is the one in force (the climb starts a cut below it).
@@ -384,7 +443,11 @@ export class RateController {
       // The pause ended: one request asks the vendor; its answer decides what follows.
       const at = this.#probeAt;
       this.#probeAt = Number.POSITIVE_INFINITY;
-      store.adjust(this.#level, { capTokens: 1 }, Math.min(now, at));
+      // After a wall, nothing else goes until the probe's answer is likely in: if the wall
+      // stands, that answer is the one throttle the probe costs.
+      const alone = this.#wallProbe ? { budget: { count: 1, until: at + PROBE_ALONE_MS } } : {};
+      this.#wallProbe = false;
+      store.adjust(this.#level, { capTokens: 1, ...alone }, Math.min(now, at));
     }
     if (now < this.#nextRecompute) return undefined;
     return this.#apply(now, store, 'recover');
@@ -417,6 +480,7 @@ export class RateController {
     }
     rate = Math.max(Math.min(this.#minRate, ceiling), rate);
     this.#nextRecompute = this.#recovering ? now + this.#o.recomputeEveryMs : Number.POSITIVE_INFINITY;
+
     if (rate === this.#current) return undefined;
     const from = this.#current;
     this.#current = rate;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { throttleCut } from './retry-after-rate.js';
+import fc from 'fast-check';
+import { bareThrottle, throttleCut } from './retry-after-rate.js';
 
 describe('throttleCut (hold mode, a throttle without quota headers)', () => {
   const o = { beta: 0.9, minRate: 2, recoverMs: 3000, holdMs: 30_000 };
@@ -28,4 +29,87 @@ describe('throttleCut (hold mode, a throttle without quota headers)', () => {
       assert.equal(r.climbMs, want.climbMs);
     });
   }
+});
+
+describe('bareThrottle (hold mode, a throttle with no quota header and no Retry-After)', () => {
+  const o = {
+    sinceCutMs: 1500,
+    wentThroughSinceCut: 3,
+    paused: false,
+    walls: 0,
+    maxPauseMs: 300_000,
+    wallsSeen: false,
+    refusedSentSinceCut: 0,
+  };
+  type In = Partial<typeof o>;
+  const table: ReadonlyArray<[string, In, ReturnType<typeof bareThrottle>]> = [
+    ['the first throttle: a cut', { sinceCutMs: Number.POSITIVE_INFINITY }, { kind: 'cut' }],
+    ['a second after a cut, some went through since: a cut', {}, { kind: 'cut' }],
+    ['under a second after a cut: the same event', { sinceCutMs: 400 }, { kind: 'same' }],
+    [
+      'paused: sent before the pause, nothing new',
+      { paused: true, wentThroughSinceCut: 0 },
+      { kind: 'same' },
+    ],
+    [
+      'a second after a cut, nothing through since: a wall, 1 s',
+      { wentThroughSinceCut: 0 },
+      { kind: 'wall', pauseMs: 1000 },
+    ],
+    [
+      'the third wall in a row: 1.5 times 1.5 s',
+      { wentThroughSinceCut: 0, walls: 2 },
+      { kind: 'wall', pauseMs: 2250 },
+    ],
+    [
+      'walls in a row are capped at maxPauseMs',
+      { wentThroughSinceCut: 0, walls: 40 },
+      { kind: 'wall', pauseMs: 300_000 },
+    ],
+    [
+      'under a second, nothing through, walls never seen: the same event',
+      { sinceCutMs: 300, wentThroughSinceCut: 0, refusedSentSinceCut: 5 },
+      { kind: 'same' },
+    ],
+    [
+      'under a second, walls seen before, two sent since the cut refused: a wall at once',
+      { sinceCutMs: 300, wentThroughSinceCut: 0, wallsSeen: true, refusedSentSinceCut: 2 },
+      { kind: 'wall', pauseMs: 1000 },
+    ],
+    [
+      'under a second, walls seen, only the requests in flight at the cut refused: the same event',
+      { sinceCutMs: 300, wentThroughSinceCut: 0, wallsSeen: true, refusedSentSinceCut: 1 },
+      { kind: 'same' },
+    ],
+  ];
+  for (const [label, input, want] of table) {
+    it(label, () => assert.deepEqual(bareThrottle({ ...o, ...input }), want));
+  }
+
+  it('property: a wall pause is never longer than maxPauseMs, and nothing while paused or with answers through is a wall', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          sinceCutMs: fc.oneof(
+            fc.double({ min: 0, max: 1e7, noNaN: true }),
+            fc.constant(Number.POSITIVE_INFINITY),
+          ),
+          wentThroughSinceCut: fc.integer({ min: -5, max: 100 }),
+          paused: fc.boolean(),
+          walls: fc.nat(100),
+          maxPauseMs: fc.double({ min: 1, max: 1e7, noNaN: true }),
+          wallsSeen: fc.boolean(),
+          refusedSentSinceCut: fc.integer({ min: -5, max: 100 }),
+        }),
+        (input) => {
+          const r = bareThrottle(input);
+          if (r.kind === 'wall') {
+            assert.ok(r.pauseMs > 0 && r.pauseMs <= input.maxPauseMs);
+            assert.ok(!input.paused && input.wentThroughSinceCut <= 0);
+          }
+          if (r.kind === 'cut') assert.ok(!input.paused && input.sinceCutMs >= 1000);
+        },
+      ),
+    );
+  });
 });

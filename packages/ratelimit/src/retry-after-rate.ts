@@ -30,3 +30,55 @@ export function throttleCut(input: {
     climbMs: pausedAgain ? holdMs : recoverMs,
   };
 }
+
+/** Each wall in a row pauses this much longer than the last (see bareThrottle). */
+export const WALL_GROWTH = 1.5;
+
+/**
+ * What one throttle without quota headers and without Retry-After does, in `hold` mode (a
+ * pure decision, tested as a table in retry-after-rate.test.ts):
+ *
+ * - `same`: it says nothing new. We are paused (the request went out before the pause), or the
+ *   last cut is under a second old (the requests in flight when the limit was reached come
+ *   back throttled together, and that is one event).
+ * - `wall`: a second or more after the last cut, nothing went through since it. The vendor
+ *   refuses everything whatever our rate: a window of a minute spent until its end, a
+ *   vendor-wide outage. Cutting again each second would say the vendor's rate is nothing (a
+ *   minute's wall of 600 per 60 s cut 20/s to the floor, where the slow probe up never got back
+ *   from), so the rate stays and we wait: a pause, one request probes at its end, and each wall
+ *   in a row pauses half as long again (1 s, 1.5 s, 2.25 s ...), capped at `maxPauseMs` (a
+ *   slower growth than doubling: a sliding log frees its first request a window after our
+ *   burst, and a pause that overshoots leaves a hole in its log that comes back every window).
+ *   A vendor that threw a wall before is taken for one as soon as two requests sent since the
+ *   cut came back refused and none went through, not a second later.
+ * - `cut`: otherwise, the rate in force was too much: a cut (throttleCut).
+ */
+export function bareThrottle(input: {
+  /** Since the last cut (infinite if none). */
+  readonly sinceCutMs: number;
+  /** Answers that went through since the last cut. */
+  readonly wentThroughSinceCut: number;
+  /** The limiter is paused now. */
+  readonly paused: boolean;
+  /** Walls in a row so far (reset by a cut). */
+  readonly walls: number;
+  /** This vendor threw a wall before (nothing through for a second after a cut). */
+  readonly wallsSeen: boolean;
+  /** Throttled answers since the cut beyond the requests in flight at the cut. */
+  readonly refusedSentSinceCut: number;
+  readonly maxPauseMs: number;
+}):
+  | { readonly kind: 'same' }
+  | { readonly kind: 'cut' }
+  | { readonly kind: 'wall'; readonly pauseMs: number } {
+  const { sinceCutMs, wentThroughSinceCut, paused, walls, maxPauseMs, wallsSeen, refusedSentSinceCut } =
+    input;
+  if (paused || !Number.isFinite(sinceCutMs) || wentThroughSinceCut > 0)
+    return paused || sinceCutMs < 1000 ? { kind: 'same' } : { kind: 'cut' };
+  // Nothing through since the cut: a wall after a whole second, or sooner on a vendor whose
+  // walls outlasted a second before, once the requests sent since the cut came back refused.
+  const early = wallsSeen && refusedSentSinceCut >= 2;
+  if (sinceCutMs >= 1000 || early)
+    return { kind: 'wall', pauseMs: Math.min(maxPauseMs, 1000 * WALL_GROWTH ** Math.min(walls, 60)) };
+  return { kind: 'same' };
+}

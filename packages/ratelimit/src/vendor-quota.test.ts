@@ -59,11 +59,13 @@ interface Drive {
   /** Offered load, a multiple of the vendor's quota. */
   readonly load: number;
   /** `none`: the vendor sends no quota header, only 429s (with Retry-After in seconds, or bare). */
-  readonly headers?: 'x-ratelimit' | 'remaining-only' | 'none' | 'none-retry-after';
+  readonly headers?: 'x-ratelimit' | 'ietf' | 'remaining-only' | 'none' | 'none-retry-after';
   /** Virtual time claims arrive for. @default 30_000 */
   readonly endMs?: number;
   /** The first part, not measured. @default 5000 */
   readonly warmupMs?: number;
+  /** The vendor's window; `vendorLimit` is what it allows in one. @default 1000 */
+  readonly windowMs?: number;
 }
 
 /** Claims arrive evenly at `load` times the quota for 30 s, each with an hour of budget, as the router sends them. */
@@ -75,7 +77,9 @@ async function drive(
     account: { ratePerSecond: d.clientRate, burst: d.clientBurst },
     clock,
   });
-  const arrive = vendor(d.model, d.vendorLimit);
+  const windowMs = d.windowMs ?? 1000;
+  const perSecond = (d.vendorLimit * 1000) / windowMs;
+  const arrive = vendor(d.model, d.vendorLimit, windowMs);
   const warmup = d.warmupMs ?? 5000;
   const end = d.endMs ?? 30_000;
   const headers = d.headers ?? 'x-ratelimit';
@@ -97,6 +101,13 @@ async function drive(
             if (headers === 'x-ratelimit') {
               // As the router: the reset was measured half a round trip ago.
               limiter.observe({ ...q, resetSeconds: Math.max(0, q.resetSeconds! - d.rttMs / 2000) });
+            } else if (headers === 'ietf') {
+              // RateLimit-Policy q and w; RateLimit r and t, t in whole seconds rounded up.
+              limiter.observe({
+                ...q,
+                resetSeconds: Math.max(0, Math.ceil(q.resetSeconds! - 1e-9) - d.rttMs / 2000),
+                windowSeconds: windowMs / 1000,
+              });
             } else if (headers === 'remaining-only') {
               // Limit and Remaining, no reset; a refusal says Retry-After (whole seconds).
               limiter.observe(
@@ -118,13 +129,13 @@ async function drive(
       },
     );
   };
-  const every = 1000 / (d.vendorLimit * d.load);
+  const every = 1000 / (perSecond * d.load);
   for (let t = 0; t < end; t += every) clock.setTimer(t, () => attempt(clock.now() + 3_600_000));
   await clock.advance(end);
   limiter.close();
   await clock.runAll();
   return {
-    goodput: ok / ((d.vendorLimit * (end - warmup)) / 1000),
+    goodput: ok / ((perSecond * (end - warmup)) / 1000),
     throttled: refused / Math.max(1, ok + refused),
     refused,
     deadLettered,
@@ -283,6 +294,34 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     }
   });
 
+  it('no quota headers, bare 429s, a long window (600 per 60 s): a wall of throttles is waited out and probed, not cut to the floor (>= 90 %, <= 3 %)', async () => {
+    const got: string[] = [];
+    for (const model of ['sliding-log', 'fixed-window'] as const) {
+      for (const load of [1.5, 3]) {
+        // The user guessed twice the quota.
+        const r = await drive({
+          model,
+          vendorLimit: 600,
+          windowMs: 60_000,
+          clientRate: 20,
+          clientBurst: 10,
+          rttMs: 120,
+          load,
+          headers: 'none',
+          endMs: 660_000,
+          warmupMs: 60_000,
+        });
+        got.push(
+          `${model} ${load}x: ${(r.goodput * 100).toFixed(1)} % / ${(r.throttled * 100).toFixed(2)} %`,
+        );
+        assert.equal(r.deadLettered, 0);
+        if (r.goodput < 0.9 || r.throttled > 0.03) got.push('MISS');
+      }
+    }
+    if (process.env.SHOW) console.log(got.join('; '));
+    assert.ok(!got.includes('MISS'), got.join('; '));
+  });
+
   it('no quota headers, a Retry-After in whole seconds on a 1 s window, a fast vendor: paused again before the climb was over, the rate climbs slowly (>= 90 %, <= 3 %)', async () => {
     const got: string[] = [];
     for (const model of ['sliding-log', 'fixed-window'] as const) {
@@ -362,6 +401,48 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
       // Five minutes (the default cap), then one, then the pace.
       assert.deepEqual(times, [300_000, 300_200, 300_400]);
     }
+  });
+
+  it('a window the vendor declares (IETF RateLimit-Policy w) sets the rate from the first answer, whatever its reset says', async () => {
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 40, burst: 10 }, clock });
+    // 100 per 10 s, 2 s to the end of its window: 100 in 2 s is no rate of this vendor's.
+    await limiter.observe({ limit: 100, remaining: 99, resetSeconds: 2, windowSeconds: 10 });
+    assert.ok(Math.abs((await limiter.snapshot()).ratePerSecond - 9.9) < 1e-9);
+    // Later resets, read short or long, do not move it.
+    await limiter.observe({ limit: 100, remaining: 98, resetSeconds: 11, windowSeconds: 10 });
+    assert.ok(Math.abs((await limiter.snapshot()).ratePerSecond - 9.9) < 1e-9);
+    limiter.close();
+  });
+
+  it('IETF fields on a fixed window of 100 per 10 s (t in whole seconds): the phase of the declared window, not the coarse t, ends each window (>= 98 %, <= 0.5 %)', async () => {
+    const got: string[] = [];
+    for (const [clientRate, clientBurst] of [
+      [5, 5],
+      [20, 10],
+    ] as const) {
+      for (const load of [1.5, 3]) {
+        const r = await drive({
+          model: 'fixed-window',
+          vendorLimit: 100,
+          windowMs: 10_000,
+          clientRate,
+          clientBurst,
+          rttMs: 120,
+          load,
+          headers: 'ietf',
+          endMs: 140_000,
+          warmupMs: 20_000,
+        });
+        got.push(
+          `limit ${clientRate} ${load}x: ${(r.goodput * 100).toFixed(1)} % / ${(r.throttled * 100).toFixed(2)} %`,
+        );
+        assert.equal(r.deadLettered, 0);
+        if (r.goodput < 0.98 || r.throttled > 0.005) got.push('MISS');
+      }
+    }
+    if (process.env.SHOW) console.log(got.join('; '));
+    assert.ok(!got.includes('MISS'), got.join('; '));
   });
 
   it('slows down on Remaining alone (a vendor that sends Limit and Remaining, no Reset)', async () => {

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
+
+describe('windowAfter (the vendor window the limiter reads its rate over)', () => {
+  const o = { windowMs: 0, declared: false, maxPauseMs: 300_000 };
+  type In = Partial<Parameters<typeof windowAfter>[0]>;
+  const table: ReadonlyArray<[string, In, ReturnType<typeof windowAfter>]> = [
+    ['nothing said: no window', {}, { windowMs: 0, declared: false }],
+    ['a reset: the window is at least that', { resetMs: 9000 }, { windowMs: 9000, declared: false }],
+    [
+      'a shorter reset later: the longest stays',
+      { windowMs: 9000, resetMs: 3000 },
+      { windowMs: 9000, declared: false },
+    ],
+    ['a day-long reset is no rate', { resetMs: 86_400_000 }, { windowMs: 0, declared: false }],
+    [
+      'a declared window wins over the resets read',
+      { windowMs: 8700, declaredMs: 10_000 },
+      { windowMs: 10_000, declared: true },
+    ],
+    [
+      'even when shorter than the longest reset read',
+      { windowMs: 12_000, declaredMs: 10_000 },
+      { windowMs: 10_000, declared: true },
+    ],
+    [
+      'declared once: later resets do not lengthen it',
+      { windowMs: 10_000, declared: true, resetMs: 11_000 },
+      { windowMs: 10_000, declared: true },
+    ],
+    [
+      'a declared window of a day is no rate',
+      { declaredMs: 86_400_000, resetMs: 5000 },
+      { windowMs: 5000, declared: false },
+    ],
+    [
+      'a declared window of nothing is ignored',
+      { declaredMs: 0, resetMs: 5000 },
+      { windowMs: 5000, declared: false },
+    ],
+  ];
+  for (const [label, input, want] of table) {
+    it(label, () => assert.deepEqual(windowAfter({ ...o, ...input }), want));
+  }
+
+  it('property: the window never exceeds the longest pause, and a declared one (within it) is taken as is', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(1_000_000),
+        fc.boolean(),
+        fc.option(fc.double({ min: -10, max: 1e8, noNaN: true }), { nil: undefined }),
+        fc.option(fc.double({ min: 0, max: 1e8, noNaN: true }), { nil: undefined }),
+        fc.integer({ min: 1, max: 1_000_000 }),
+        (w, declared, declaredMs, resetMs, maxPauseMs) => {
+          const windowMs = Math.min(w, maxPauseMs);
+          const r = windowAfter({ windowMs, declared, declaredMs, resetMs, maxPauseMs });
+          assert.ok(r.windowMs <= maxPauseMs);
+          if (declaredMs !== undefined && declaredMs > 0 && declaredMs <= maxPauseMs)
+            assert.deepEqual(r, { windowMs: declaredMs, declared: true });
+          else if (!declared) assert.ok(r.windowMs >= windowMs);
+        },
+      ),
+    );
+  });
+});
+
+describe('windowBegan and resetByPhase (a declared fixed window read to the millisecond)', () => {
+  it('a window began when the reset jumps up by more than half the window', () => {
+    const table: ReadonlyArray<[number | undefined, number, number, boolean]> = [
+      [undefined, 9000, 10_000, false],
+      [1000, 9500, 10_000, true],
+      [1000, 5500, 10_000, false],
+      [9000, 8000, 10_000, false],
+      [1000, 9500, 0, false],
+      // A 1 s window: resets less half a varying round trip jump about; no phase read.
+      [250, 850, 1000, false],
+      [250, 1850, 2000, false],
+    ];
+    for (const [prev, reset, w, want] of table)
+      assert.equal(windowBegan(prev, reset, w), want, `${prev} -> ${reset}`);
+  });
+
+  it('the phase keeps the earliest sighting of a window start, brought forward a whole number of windows', () => {
+    const table: ReadonlyArray<[number | undefined, number, number, number]> = [
+      [undefined, 10_180, 10_000, 10_180],
+      // Seen at 10 180, now at 20 090: the earlier phase (20 090) wins.
+      [10_180, 20_090, 10_000, 20_090],
+      // Seen at 10 090, now at 20 250: 20 090 stays.
+      [10_090, 20_250, 10_000, 20_090],
+      [10_090, 20_250, 0, 20_250],
+    ];
+    for (const [began, now, w, want] of table)
+      assert.equal(phaseAfter(began, now, w), want, `${began}, ${now}`);
+  });
+
+  const table: ReadonlyArray<[string, Parameters<typeof resetByPhase>[0], number]> = [
+    [
+      'no window seen to begin: the reset',
+      { resetMs: 1940, now: 5000, windowMs: 10_000, beganAt: undefined },
+      1940,
+    ],
+    // A window began at 1100; the next at 11 100: from 10 000, 1100 ms, within the second before t.
+    [
+      'a coarse t of 2 (1.94 s): the phase says 1.1 s',
+      { resetMs: 1940, now: 10_000, windowMs: 10_000, beganAt: 1100 },
+      1100,
+    ],
+    ['several windows later', { resetMs: 1940, now: 50_000, windowMs: 10_000, beganAt: 1100 }, 1100],
+    [
+      'the phase more than two seconds before the reset: the reset stands',
+      { resetMs: 3140, now: 10_000, windowMs: 10_000, beganAt: 1100 },
+      3140,
+    ],
+    [
+      'the phase after the reset: the reset stands',
+      { resetMs: 900, now: 10_000, windowMs: 10_000, beganAt: 1100 },
+      900,
+    ],
+    [
+      'a window seen to begin later than now: the reset',
+      { resetMs: 1940, now: 10_000, windowMs: 10_000, beganAt: 12_000 },
+      1940,
+    ],
+    // An answer from the window that ended at 11 100, come back 200 ms later: t=1 (880 ms).
+    [
+      'an answer older than its window: the window began already, no wait',
+      { resetMs: 880, now: 11_300, windowMs: 10_000, beganAt: 1100 },
+      0,
+    ],
+  ];
+  for (const [label, input, want] of table) {
+    it(label, () => assert.ok(Math.abs(resetByPhase(input) - want) < 1e-9, `${resetByPhase(input)}`));
+  }
+
+  it('property: the phase only ever shortens a reset, by less than two seconds, never below 0', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1e6, noNaN: true }),
+        fc.double({ min: 0, max: 1e7, noNaN: true }),
+        fc.double({ min: 1, max: 1e6, noNaN: true }),
+        fc.option(fc.double({ min: 0, max: 1e7, noNaN: true }), { nil: undefined }),
+        (resetMs, now, windowMs, beganAt) => {
+          const r = resetByPhase({ resetMs, now, windowMs, beganAt });
+          assert.ok(r <= resetMs && r > resetMs - 2000 && r >= 0);
+        },
+      ),
+    );
+  });
+});

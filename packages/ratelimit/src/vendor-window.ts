@@ -1,0 +1,80 @@
+/**
+ * The vendor's window (ms) after one answer: the one it declares (IETF `RateLimit-Policy`
+ * `w`, carried as `windowSeconds`) from the first answer that says it on; until then the
+ * longest reset it reported (a fixed window's reset is at most the window; a sliding log's, the
+ * time until its oldest request leaves; a token bucket's, its time to full), read short by a
+ * round trip and coarse when the reset is in whole seconds. A window longer than the longest
+ * pause is a quota of a day or so, not a rate: not taken, declared or not. A pure decision,
+ * tested as a table in vendor-window.test.ts.
+ */
+export function windowAfter(input: {
+  /** The window so far (0: none yet). */
+  readonly windowMs: number;
+  /** The window so far is the vendor's declared one. */
+  readonly declared: boolean;
+  /** The window this answer declares (ms), if it does. */
+  readonly declaredMs?: number | undefined;
+  /** This answer's reset (ms), if it has one. */
+  readonly resetMs?: number | undefined;
+  readonly maxPauseMs: number;
+}): { readonly windowMs: number; readonly declared: boolean } {
+  const { windowMs, declared, declaredMs, resetMs, maxPauseMs } = input;
+  if (declaredMs !== undefined && Number.isFinite(declaredMs) && declaredMs > 0 && declaredMs <= maxPauseMs)
+    return { windowMs: declaredMs, declared: true };
+  if (declared) return { windowMs, declared };
+  if (resetMs !== undefined && resetMs > windowMs && resetMs <= maxPauseMs)
+    return { windowMs: resetMs, declared: false };
+  return { windowMs, declared };
+}
+
+/**
+ * A fixed window began between the last answer and this one: its reset jumped up by more than
+ * half the window (a sliding log's or a bucket's reset creeps; a fixed window's starts over).
+ * Only on a window of 4 s or more: resets in whole seconds, less half a round trip that varies
+ * by as much, jump about on a window of a second or two (20/s over 1 s, p50 300 ms: a phase
+ * read from them cut pauses short, 99.0 -> 86.5 %), and say nothing of its phase anyway.
+ */
+export function windowBegan(prevResetMs: number | undefined, resetMs: number, windowMs: number): boolean {
+  return prevResetMs !== undefined && windowMs >= MIN_PHASE_WINDOW_MS && resetMs > prevResetMs + windowMs / 2;
+}
+
+/** The shortest declared window whose phase is read (see windowBegan). */
+export const MIN_PHASE_WINDOW_MS = 4000;
+
+/**
+ * When the vendor's windows begin, as far as we know, after a window was seen to begin `now`:
+ * every such sighting is late (the answer was counted after the window began, and came back
+ * after that), so the earliest of them, brought a whole number of windows forward, is kept.
+ */
+export function phaseAfter(beganAt: number | undefined, now: number, windowMs: number): number {
+  if (beganAt === undefined || !(windowMs > 0)) return now;
+  const projected = beganAt + Math.round((now - beganAt) / windowMs) * windowMs;
+  return Math.min(projected, now);
+}
+
+/**
+ * A reset sharpened by the phase of the vendor's declared window: once a window was seen to
+ * begin (`beganAt`, when the first answer from it came back, a little after its true start),
+ * the next ones begin a window apart. A coarse reset (the IETF `t` is whole seconds, rounded
+ * up) reads up to a second long, and an answer that was on its way when its window ended reads
+ * a reset that has passed already; a pause or a budget until it wastes up to a second of every
+ * window it ends (100 per 10 s, IETF: 94.6 %). So the latest window start the phase puts
+ * within the two seconds before the reset said (the second `t` rounds, and a second for the
+ * answer's age) is taken, or none when it has passed; otherwise the reset stands. A pure
+ * decision, tested as a table in vendor-window.test.ts.
+ */
+export function resetByPhase(input: {
+  readonly resetMs: number;
+  readonly now: number;
+  readonly windowMs: number;
+  readonly beganAt: number | undefined;
+}): number {
+  const { resetMs, now, windowMs, beganAt } = input;
+  if (beganAt === undefined || !(windowMs > 0) || beganAt > now) return resetMs;
+  const last = beganAt + Math.floor((now - beganAt) / windowMs) * windowMs;
+  for (const start of [last + windowMs, last]) {
+    const toStart = start - now;
+    if (toStart <= resetMs && toStart > resetMs - 2000) return Math.max(0, Math.min(resetMs, toStart));
+  }
+  return resetMs;
+}
