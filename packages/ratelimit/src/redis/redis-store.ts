@@ -35,24 +35,54 @@ const opt = (v: number | undefined): string | number => (v === undefined ? '' : 
 
 /**
  * Limiter state in Redis, shared by every process and host that uses the same level ids: the
- * memory store's operations, one atomic Lua script each (one `EVALSHA` round trip, loaded
- * again on `NOSCRIPT`), with the same arithmetic. Give every level of one acquire the same
- * hash tag (`createRedisLimiter` does) and it works on Redis Cluster. Operations issued on one
- * client run in the order issued.
+ * memory store's operations, one atomic Lua script each (one `EVALSHA` round trip), with the
+ * same arithmetic. Give every level of one acquire the same hash tag (`createRedisLimiter`
+ * does) and it works on Redis Cluster.
+ *
+ * Operations run in the order issued. The scripts are loaded (`SCRIPT LOAD`) when the store is
+ * made, and operations issued meanwhile are sent, in order, once they are: an `EVALSHA` that
+ * met `NOSCRIPT` and went again as `EVAL` would run after operations issued later (a pause
+ * written after the peek that should have seen it). Should Redis lose its scripts later (a
+ * restart, `SCRIPT FLUSH`), an operation that meets `NOSCRIPT` goes again as `EVAL` and the
+ * scripts are loaded again before the next ones; only operations already on their way then
+ * may run before it.
  */
 export class RedisStore implements RateStore {
   readonly #redis: Redis | Cluster;
   readonly #ttlMs: number;
   readonly #mode: 'r:' | 'c:';
   #roundTrips = 0;
+  // While the scripts load, operations wait their turn here, each sent once the one before it
+  // was (not answered): the order issued is the order sent.
+  #loaded = false;
+  #queued = 0;
+  #turn: Promise<void>;
 
   constructor(redis: Redis | Cluster, options: RedisStoreOptions = {}) {
     this.#redis = redis;
     this.#ttlMs = options.ttlMs ?? 60_000;
     this.#mode = options.time === 'caller' ? 'c:' : 'r:';
+    this.#turn = this.#load();
   }
 
-  /** Round trips made so far (a `NOSCRIPT` reload counts twice). */
+  // Loads every script on every node that runs them; resolves either way (a script still
+  // missing is sent again as EVAL on NOSCRIPT).
+  #load(): Promise<void> {
+    this.#loaded = false;
+    const r = this.#redis;
+    const nodes: ReadonlyArray<Redis | Cluster> = 'nodes' in r ? r.nodes('master') : [r];
+    const loads = nodes.flatMap((n) => Object.values(SCRIPTS).map((s) => n.script('LOAD', s.source)));
+    return Promise.all(loads).then(
+      () => {
+        this.#loaded = true;
+      },
+      () => {
+        this.#loaded = true;
+      },
+    );
+  }
+
+  /** Round trips of the store's operations so far (one that meets `NOSCRIPT` counts twice; loading the scripts does not count). */
   get roundTrips(): number {
     return this.#roundTrips;
   }
@@ -104,7 +134,20 @@ export class RedisStore implements RateStore {
     return Promise.resolve(0);
   }
 
-  async #eval(
+  #eval(s: Script, levels: readonly LevelSpec[], args: ReadonlyArray<string | number>): Promise<unknown> {
+    if (this.#loaded && this.#queued === 0) return this.#send(s, levels, args);
+    this.#queued++;
+    let answer!: Promise<unknown>;
+    const sent = this.#turn.then(() => {
+      this.#queued--;
+      answer = this.#send(s, levels, args);
+    });
+    this.#turn = sent;
+    return sent.then(() => answer);
+  }
+
+  // Sends at once (ioredis writes the command when called): the caller keeps the order.
+  async #send(
     s: Script,
     levels: readonly LevelSpec[],
     [now, ...argv]: ReadonlyArray<string | number>,
@@ -117,6 +160,8 @@ export class RedisStore implements RateStore {
     } catch (e) {
       if (e instanceof Error && e.message.startsWith('NOSCRIPT')) {
         this.#roundTrips++;
+        // Whatever is issued from now on waits for the scripts again.
+        if (this.#loaded) this.#turn = this.#load();
         try {
           return await this.#redis.eval(s.source, keys.length, ...keys, ...args);
         } catch (e2) {
