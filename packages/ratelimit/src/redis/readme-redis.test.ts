@@ -25,9 +25,9 @@ assert.equal(answer.status, 200);
 const observed = performance.now(); // not in the README
 await limiter.observe({ limit: 20, remaining: 6, resetSeconds: 0.8 }); // every process paces by it
 const { tokens } = await limiter.snapshot(); // about 6: the vendor's remaining, refilled at its pace
-// At most the vendor's 20/s refilled on top of the 6 in the time that passed (a fixed `< 7` failed on a loaded machine) // not in the README
+// The 6 left, plus the fraction of a token held (the cap keeps it), plus at most the vendor's 20/s for the time that passed: under 7 + 20/s (a fixed `< 7` failed on a loaded machine; `<= 6 + 20/s` forgot the fraction, 1 run in 11) // not in the README
 const elapsed = (performance.now() - observed) / 1000; // not in the README
-assert.ok(tokens <= Math.min(20, 6 + 20 * elapsed) + 0.01, `${tokens} after ${elapsed} s`); // not in the README
+assert.ok(tokens < Math.min(20, 7 + 20 * elapsed), `${tokens} after ${elapsed} s`); // not in the README
 assert.ok((await limiter.predictWait({ key: '610014/ADV', lane: 'batch' })) >= 0);
 limiter.close();
 redis.disconnect();
