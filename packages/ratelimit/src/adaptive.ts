@@ -480,7 +480,6 @@ export class RateController {
     }
     rate = Math.max(Math.min(this.#minRate, ceiling), rate);
     this.#nextRecompute = this.#recovering ? now + this.#o.recomputeEveryMs : Number.POSITIVE_INFINITY;
-
     if (rate === this.#current) return undefined;
     const from = this.#current;
     this.#current = rate;

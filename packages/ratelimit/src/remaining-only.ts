@@ -139,10 +139,8 @@ export class RemainingOnlyRate {
   #limit = 1;
   readonly #targetShare: number;
   // Times Remaining came back by a good part of the limit between two answers (a fixed
-  // window's reset), and the window they repeat at, once three intervals agree.
-  readonly #resets: number[] = [];
-  // The same, with the time since the answer before each (fixedWindowSays).
-  readonly #resetGaps: { at: number; gap: number }[] = [];
+  // window's reset), each with the time since the answer before it (fixedWindowSays).
+  readonly #resets: { at: number; gap: number }[] = [];
   #lastRemaining: number | undefined;
   #lastAnswerAt = Number.NEGATIVE_INFINITY;
   // The last reset read: Remaining then, and our admissions so far then.
@@ -274,17 +272,18 @@ export class RemainingOnlyRate {
     )
       return;
     const resets = this.#resets;
-    resets.push(now);
+    resets.push({ at: now, gap: now - lastAt });
     if (resets.length > RemainingOnlyRate.resetsKept) resets.shift();
-    const gaps = this.#resetGaps;
-    gaps.push({ at: now, gap: now - lastAt });
-    if (gaps.length > RemainingOnlyRate.resetsKept) gaps.shift();
     // Once read, the window stands until a throttle at its pace says it was not one.
     if (this.windowMs !== undefined) return;
     // A reset gives back what went in its window: at our pace, a window shorter than half the
     // time that takes is not the one.
     const minWindowMs = this.#sendRate > 0 ? (500 * jump) / this.#sendRate : 0;
-    const w = windowFromResets(resets, ROUND_WINDOWS_MS, { minWindowMs });
+    const w = windowFromResets(
+      resets.map((r) => r.at),
+      ROUND_WINDOWS_MS,
+      { minWindowMs },
+    );
     if (w === undefined) return;
     this.windowMs = w;
     this.#windowRate();
@@ -307,7 +306,7 @@ export class RemainingOnlyRate {
     if (readings.length > RemainingOnlyRate.ownReadings) readings.shift();
     const w = windowFromOwnSends(readings, RemainingOnlyRate.ownWindowsMs);
     const own = this.#own;
-    if (w === undefined || fixedWindowSays(this.#resetGaps, now, w)) this.#own = undefined;
+    if (w === undefined || fixedWindowSays(this.#resets, now, w)) this.#own = undefined;
     else if (own === undefined || own.w !== w) this.#own = { w, since: now, answers: 1 };
     else own.answers++;
     const run = this.#own;
@@ -384,7 +383,6 @@ export class RemainingOnlyRate {
     if (this.windowMs !== undefined) {
       this.windowMs = undefined;
       this.#resets.length = 0;
-      this.#resetGaps.length = 0;
     }
     // Just above what the vendor accepted: stay under it. Far above: halve, and read again.
     const next = Math.min(this.#ceiling(), Math.max(0.5 * at, this.#accepted));
