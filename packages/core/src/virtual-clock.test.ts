@@ -122,6 +122,18 @@ describe('VirtualClock, the tests’ API on the same rule', () => {
     assert.deepEqual(fired, [105, 120]);
   });
 
+  it('nextDue: when the next timer not cancelled is due; undefined when none is armed', async () => {
+    const clock = new VirtualClock(100);
+    assert.equal(clock.nextDue(), undefined);
+    const first = clock.setTimer(5, () => {});
+    clock.setTimer(20, () => {});
+    assert.equal(clock.nextDue(), 105);
+    first.cancel();
+    assert.equal(clock.nextDue(), 120);
+    await clock.advanceTo(120);
+    assert.equal(clock.nextDue(), undefined);
+  });
+
   it('between instants it waits for a nextTick queued from a microtask (the simulator’s rule)', async () => {
     const clock = new VirtualClock();
     const log: string[] = [];

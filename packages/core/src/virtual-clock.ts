@@ -76,6 +76,11 @@ export class VirtualClock implements Clock {
     return n;
   }
 
+  /** When the next timer not cancelled is due, or undefined when none is armed. */
+  nextDue(): number | undefined {
+    return this.#peek()?.at;
+  }
+
   /** Runs until no timer is left, or until `until` (then time stops there). */
   async run(until = Number.POSITIVE_INFINITY): Promise<void> {
     await this.#run(until, Number.POSITIVE_INFINITY);

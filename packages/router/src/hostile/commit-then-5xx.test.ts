@@ -3,6 +3,7 @@
 // not share idempotency. Payments are counted by claim content on an independent vendor.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { VirtualClock } from '@rxgate/testkit';
 import fc from 'fast-check';
 import { type Outcome, parseDeadLetter, serializeDeadLetter, undiciTransport } from '../index.js';
 import {
@@ -13,7 +14,6 @@ import {
   isPaidKind,
   KINDS,
   makeRouter,
-  SteppedClock,
   within,
 } from './harness.fixture.js';
 import { type Fault, makeClaim, seeded, twoNodes } from './independent-vendor.fixture.js';
@@ -25,7 +25,7 @@ describe('hostile: commit then 5xx, then failover', () => {
       primary: (r) => ({ kind: 'gateway-after-commit', status: statuses[r.n % 3] as 500 | 502 | 504 }),
     });
     // The router's retries and breaker on a VirtualClock (no real second waited), over real HTTP.
-    const clock = new SteppedClock(Date.now());
+    const clock = new VirtualClock(Date.now());
     const transport = countingTransport(undiciTransport({ connectTimeoutMs: 500, readTimeoutMs: 300 }));
     const h = makeRouter([v.primary, v.fallback], { clock, transport });
     const quiet = () =>
@@ -146,7 +146,7 @@ describe('hostile: commit then 5xx, then failover', () => {
           // The router (its deadlines, retries, breakers, limiter) runs on a VirtualClock over
           // real HTTP: `drive` moves it on only while no answer can still come over a socket,
           // so a pos deadline is checked exactly, in the router's time, with no real-time slack.
-          const clock = new SteppedClock(Date.now());
+          const clock = new VirtualClock(Date.now());
           const transport = countingTransport(undiciTransport({ connectTimeoutMs: 500, readTimeoutMs: 200 }));
           const h = makeRouter([v.primary, v.fallback], { clock, transport });
           const quiet = () =>

@@ -2,9 +2,8 @@
 // emits and audits (for the plain-substring PHI scan).
 import assert from 'node:assert/strict';
 import { createBreakers } from '@rxgate/breaker';
-import type { TimerHandle } from '@rxgate/core';
 import { createLimiter } from '@rxgate/ratelimit';
-import { VirtualClock } from '@rxgate/testkit';
+import type { VirtualClock } from '@rxgate/testkit';
 import {
   type AuditLog,
   createRouter,
@@ -90,6 +89,23 @@ export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(t));
 }
 
+/** What became of `p` so far: its value and the virtual instant it settled at, or its error. */
+function tracked<T>(
+  p: Promise<T>,
+  clock: VirtualClock,
+): { settled?: { value: T; at: number }; failed?: { error: unknown } } {
+  const s: { settled?: { value: T; at: number }; failed?: { error: unknown } } = {};
+  p.then(
+    (value) => {
+      s.settled = { value, at: clock.now() };
+    },
+    (error: unknown) => {
+      s.failed = { error };
+    },
+  );
+  return s;
+}
+
 /**
  * Drives `clock` up to `deadline` (never past it), with real event-loop turns between steps for
  * the sockets, until `p` settles; returns its value and the virtual time it settled at. A promise
@@ -103,22 +119,13 @@ export async function settleBy<T>(
   what: string,
   realBoundMs = 10_000,
 ): Promise<{ value: T; at: number }> {
-  let settled: { value: T; at: number } | undefined;
-  let failed: { error: unknown } | undefined;
-  p.then(
-    (value) => {
-      settled = { value, at: clock.now() };
-    },
-    (error: unknown) => {
-      failed = { error };
-    },
-  );
+  const s = tracked(p, clock);
   const giveUp = Date.now() + realBoundMs;
   for (;;) {
     await clock.advanceTo(deadline);
     await new Promise((r) => setTimeout(r, 1));
-    if (failed) throw failed.error;
-    if (settled) return settled;
+    if (s.failed) throw s.failed.error;
+    if (s.settled) return s.settled;
     if (Date.now() > giveUp)
       throw new Error(`${what}: not settled with the router clock driven to its deadline`);
   }
@@ -161,33 +168,6 @@ export function countingTransport(
   };
 }
 
-/** A VirtualClock that tells when its next timer is due (for `drive`, which steps to it). */
-export class SteppedClock extends VirtualClock {
-  readonly #due = new Map<TimerHandle, number>();
-
-  override setTimer(delayMs: number, callback: () => void): TimerHandle {
-    const at = this.now() + Math.max(0, delayMs || 0);
-    const inner: TimerHandle = super.setTimer(delayMs, () => {
-      this.#due.delete(inner);
-      callback();
-    });
-    this.#due.set(inner, at);
-    return {
-      cancel: () => {
-        this.#due.delete(inner);
-        inner.cancel();
-      },
-    };
-  }
-
-  /** When the next armed timer is due, or undefined when none is. */
-  nextDue(): number | undefined {
-    let next: number | undefined;
-    for (const at of this.#due.values()) if (next === undefined || at < next) next = at;
-    return next;
-  }
-}
-
 /**
  * Runs `clock` for `p`: whenever `quiet()` says no real I/O is under way that could still
  * answer (every send in flight is one a vendor holds, none is being aborted), the clock moves
@@ -199,27 +179,18 @@ export class SteppedClock extends VirtualClock {
  * nothing.
  */
 export async function drive<T>(
-  clock: SteppedClock,
+  clock: VirtualClock,
   p: Promise<T>,
   quiet: () => boolean,
   what: string,
   realBoundMs = 30_000,
 ): Promise<T> {
-  let settled: { value: T } | undefined;
-  let failed: { error: unknown } | undefined;
-  p.then(
-    (value) => {
-      settled = { value };
-    },
-    (error: unknown) => {
-      failed = { error };
-    },
-  );
+  const s = tracked(p, clock);
   const giveUp = Date.now() + realBoundMs;
   for (;;) {
     await new Promise((r) => setTimeout(r, 1));
-    if (failed) throw failed.error;
-    if (settled) return settled.value;
+    if (s.failed) throw s.failed.error;
+    if (s.settled) return s.settled.value;
     if (Date.now() > giveUp) throw new Error(`${what}: not settled within ${realBoundMs} ms of real time`);
     const next = clock.nextDue();
     if (next !== undefined && quiet()) await clock.advanceTo(next);
