@@ -49,19 +49,22 @@ describe('RedisStore: the order issued', { skip: !available && 'redis-server not
     }
   });
 
-  it('after SCRIPT FLUSH, the operations issued after the one that met NOSCRIPT wait for the scripts', async () => {
+  it('after SCRIPT FLUSH, the one that met NOSCRIPT goes again as EVAL, and the scripts are loaded again before the next ones', async () => {
     const store = new RedisStore(redis, { time: 'caller' });
     const level: LevelSpec = { id: `{order-${process.pid}-flush}:account`, ratePerSecond: 10, burst: 10 };
     const now = 2_000_000;
     await store.peek([level], 1, now);
     await redis.script('FLUSH');
-    // The first meets NOSCRIPT and goes again as EVAL; the scripts are loaded before the rest.
-    assert.equal(await store.adjust(level, { pauseUntil: now + 3000 }, now), undefined);
+    const before = store.roundTrips;
+    assert.equal(await store.peek([level], 1, now), 0);
+    assert.equal(store.roundTrips - before, 2, 'NOSCRIPT, then EVAL');
+    // The adjust script was never run since the flush: loaded again, it is one EVALSHA.
     const [a, b] = await Promise.all([
       store.adjust(level, { pauseUntil: now + 4000 }, now),
       store.peek([level], 1, now),
     ]);
     assert.equal(a, undefined);
     assert.equal(b, 4000);
+    assert.equal(store.roundTrips - before, 4, 'one round trip each: no NOSCRIPT after the reload');
   });
 });
