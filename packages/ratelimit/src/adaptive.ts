@@ -359,7 +359,7 @@ export class RateController {
         this.#recovering = true;
       }
       // What we read from Remaining alone sent too much.
-      this.#remainingOnly?.throttled(now, this.#current, this.#pausedTill + 1000);
+      this.#remainingOnly?.throttled(now, this.#current, this.#pausedTill + 1000, traffic.inFlight);
     }
     let pausedUntil: number | undefined;
     if (pauseFor !== undefined) {

@@ -62,6 +62,11 @@ export class OwnSends {
     return this.#head < this.#t.length ? this.#t[this.#head]! : Number.POSITIVE_INFINITY;
   }
 
+  /** The count of the latest record: what we sent so far (0 while empty). */
+  get count(): number {
+    return this.#head < this.#n.length ? this.#n[this.#n.length - 1]! : 0;
+  }
+
   /** How far back the log reaches from `now` (ms). */
   spanMs(now: number): number {
     return this.#head < this.#t.length ? now - this.#t[this.#head]! : 0;

@@ -262,3 +262,51 @@ describe('RemainingOnlyRate: a sliding window paused by throttles', () => {
     assert.equal(r.windowMs, 1000);
   });
 });
+
+describe('RemainingOnlyRate: a throttle our own burst explains', () => {
+  // A sliding log of 50 a second written here. The limiter sends a burst of 25 at t = 0 (a
+  // limiter configured at half the quota), then 28/s, the rate in force; each answer comes back
+  // `rttMs` after its request (which the vendor counts at once). The first refusal is the
+  // throttle, read when its answer comes back.
+  function burstInto(rttMs: number): RemainingOnlyRate {
+    const r = new RemainingOnlyRate(1, 0.99);
+    const sends: number[] = [];
+    const answers: { at: number; remaining: number; refused: boolean }[] = [];
+    let admitted = 0;
+    let answered = 0;
+    const answerUntil = (t: number): boolean => {
+      while (answers.length > 0 && answers[0]!.at <= t) {
+        const a = answers.shift()!;
+        if (a.refused) {
+          r.throttled(a.at, 28, Number.NEGATIVE_INFINITY, admitted - answered);
+          return true;
+        }
+        answered++;
+        r.answer(a.at, a.remaining, 50, admitted, answered, 28, Number.NEGATIVE_INFINITY);
+      }
+      return false;
+    };
+    const send = (t: number): void => {
+      const inWindow = sends.filter((x) => x > t - 1000).length;
+      admitted++;
+      if (inWindow < 50) sends.push(t);
+      answers.push({ at: t + rttMs, remaining: Math.max(0, 49 - inWindow), refused: inWindow >= 50 });
+    };
+    for (let i = 0; i < 25; i++) send(i / 10);
+    for (let t = 3; t < 5000; t += 1000 / 28) {
+      if (answerUntil(t)) return r;
+      send(t);
+    }
+    throw new Error('never throttled');
+  }
+
+  const table: [string, number][] = [
+    ['answers at once', 1],
+    ['answers 150 ms later (a slow round trip: a few still out at the throttle)', 150],
+  ];
+  for (const [name, rttMs] of table)
+    it(`a burst of 25 then 28/s into a 1 s log of 50, ${name}: 50 sent within the second, so the bound is 50/s, not the rate in force`, () => {
+      const r = burstInto(rttMs);
+      assert.ok(r.upper >= 49, `upper ${r.upper}`);
+    });
+});
