@@ -1,25 +1,42 @@
 // One zoo run with the limiter's rate changes and pauses printed (virtual time):
 // node --import tsx bench/zoo-trace.ts <model> <headers> <throttle> [load] [fast|slow] [rate] [burst]
+// LOOPBACK=1: the same over loopback HTTP (real timers, 10 s, quota 50/s), rate and burst as
+// multiples of the quota (e.g. 0.5 0.5, or 2 1).
+import type { LimiterEvent } from '@rxgate/ratelimit';
+import { runZooLoopback } from '../src/zoo/zoo-loopback.js';
 import { runZoo } from '../src/zoo/zoo-run.js';
 
 const [model, headers, throttle, load, latency, rate, burst] = process.argv.slice(2);
+const loopback = process.env.LOOPBACK === '1';
 let last = 0;
-const r = await runZoo({
-  vendor: { model: model as never, headers: headers as never, throttle: throttle as never },
-  client: { kind: 'rxgate', ratePerSecond: Number(rate ?? 10), burst: Number(burst ?? 10) },
-  load: Number(load ?? 1.5),
-  latency: (latency ?? 'fast') as never,
-  onLimiterEvent: (e, now) => {
-    if (e.type === 'adapted' && now - last < 500) return;
-    if (e.type === 'acquired' || e.type === 'rejected') return;
-    if (e.type === 'adapted') last = now;
-    console.log(
-      ((now - Date.UTC(2026, 11, 1, 8)) / 1000).toFixed(3),
-      e.type,
-      'toPerSecond' in e ? e.toPerSecond.toFixed(2) : '',
-      'until' in e ? e.until : '',
-      'reason' in e ? e.reason : '',
-    );
-  },
-});
+const start = loopback ? Date.now() : Date.UTC(2026, 11, 1, 8);
+const onLimiterEvent = (e: LimiterEvent, now: number): void => {
+  if (e.type === 'adapted' && now - last < 500) return;
+  if (e.type === 'acquired' || e.type === 'rejected') return;
+  if (e.type === 'adapted') last = now;
+  console.log(
+    ((now - start) / 1000).toFixed(3),
+    e.type,
+    'toPerSecond' in e ? e.toPerSecond.toFixed(2) : '',
+    'until' in e ? e.until : '',
+    'reason' in e ? e.reason : '',
+  );
+};
+const vendor = { model: model as never, headers: headers as never, throttle: throttle as never };
+const r = loopback
+  ? await runZooLoopback({
+      vendor,
+      configured: { rateShare: Number(rate ?? 0.5), burstShare: Number(burst ?? 0.5) },
+      load: Number(load ?? 1.5),
+      latency: (latency ?? 'fast') as never,
+      ratePerSecond: 50,
+      onLimiterEvent,
+    })
+  : await runZoo({
+      vendor,
+      client: { kind: 'rxgate', ratePerSecond: Number(rate ?? 10), burst: Number(burst ?? 10) },
+      load: Number(load ?? 1.5),
+      latency: (latency ?? 'fast') as never,
+      onLimiterEvent,
+    });
 console.log(r);

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { classify } from '@rxgate/classifier';
-import { createLimiter, isDeadlineExceededError, systemClock } from '@rxgate/ratelimit';
+import { createLimiter, isDeadlineExceededError, type LimiterEvent, systemClock } from '@rxgate/ratelimit';
 import { undiciTransport } from '@rxgate/router';
 import { exponentialMs, logNormal, stream } from '../random.js';
 import { quotaModel } from './quota-models.js';
@@ -22,6 +22,8 @@ export interface ZooLoopbackOptions {
   /** The share of the run before measuring. @default 0.3 */
   readonly warmupShare?: number;
   readonly seed?: number;
+  /** The limiter's events (adapted, paused, …) with the time they came, for a look at one run. */
+  readonly onLimiterEvent?: (event: LimiterEvent, now: number) => void;
 }
 
 const PAID = JSON.stringify({ '112-AN': 'P', '509-F9': '12.34' });
@@ -73,6 +75,9 @@ export async function runZooLoopback(o: ZooLoopbackOptions): Promise<ZooRunResul
   const limiter = createLimiter({
     account: { ratePerSecond: rate * o.configured.rateShare, burst: rate * o.configured.burstShare },
     clock: systemClock,
+    ...(o.onLimiterEvent === undefined
+      ? {}
+      : { onEvent: (e: LimiterEvent) => o.onLimiterEvent?.(e, Date.now()) }),
   });
 
   const attempt = async (deadline: number): Promise<void> => {
