@@ -309,4 +309,39 @@ describe('RemainingOnlyRate: a throttle our own burst explains', () => {
       const r = burstInto(rttMs);
       assert.ok(r.upper >= 49, `upper ${r.upper}`);
     });
+  for (const [name, rttMs] of table)
+    it(`the same, ${name}: the rate in force (28/s) stays, not halved`, () => {
+      const r = burstInto(rttMs);
+      assert.ok(r.rate! >= 27.5, `rate ${r.rate}`);
+    });
+});
+
+describe('RemainingOnlyRate: a sliding window read from our sends, throttled at its own pace', () => {
+  // A sliding log of 20 a second written here, answers at once: 16/s sent until its window is
+  // read, then the pace read for 2 s, then one throttle at that pace (arrivals bunched up).
+  function atPace(): { r: RemainingOnlyRate; t: number } {
+    const r = new RemainingOnlyRate(1, 0.99);
+    const sends: number[] = [];
+    let t = 0;
+    while (t < 6000) {
+      sends.push(t);
+      const remaining = 20 - sends.filter((x) => x > t - 1000).length;
+      r.answer(t, remaining, 20, sends.length, sends.length, r.rate ?? 16, Number.NEGATIVE_INFINITY);
+      t += 1000 / (r.windowMs === undefined ? 16 : r.rate!);
+    }
+    return { r, t };
+  }
+
+  it('the window read is 1 s, at 99 % of 20/s', () => {
+    const { r } = atPace();
+    assert.equal(r.windowMs, 1000);
+    assert.ok(Math.abs(r.rate! - 19.8) < 1e-9, `rate ${r.rate}`);
+  });
+
+  it('the window stands and its pace is kept (not dropped, the rate halved)', () => {
+    const { r, t } = atPace();
+    r.throttled(t, r.rate!, Number.NEGATIVE_INFINITY, 0);
+    assert.equal(r.windowMs, 1000);
+    assert.ok(r.rate! >= 19.5, `rate ${r.rate}`);
+  });
 });
