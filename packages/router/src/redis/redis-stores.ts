@@ -97,12 +97,26 @@ export class RedisLedger implements Ledger {
   readonly #renewals = new Map<string, TimerHandle>();
   readonly #waiters = new Map<string, Set<(o: Outcome | undefined) => void>>();
   #subscribed: Promise<void> | undefined;
+  // Whether the subscription was made once: a reconnect makes it again.
+  #psubscribed = false;
   #closed = false;
 
   constructor(o: RedisLedgerOptions) {
     this.#redis = o.redis;
     this.#sub = o.subscriber ?? (o.redis as Redis).duplicate();
     this.#sub.on('error', () => {});
+    // ioredis resubscribes a reconnected client by itself and leaves that command's promise
+    // unhandled: a resubscription that fails (the connection drops again, the server refuses
+    // it) is an unhandled rejection, which ends a Node process by default. The ledger
+    // resubscribes itself and handles a failure (a joiner still wakes at the lease's end). A
+    // Cluster's node connections keep ioredis's own resubscription.
+    if (!this.#sub.isCluster) {
+      const sub = this.#sub as Redis;
+      sub.options.autoResubscribe = false;
+      sub.on('ready', () => {
+        if (this.#psubscribed && !this.#closed) sub.psubscribe(this.#pattern()).catch(() => undefined);
+      });
+    }
     this.#prefix = o.prefix ?? 'rxgate:ledger';
     this.#leaseMs = o.leaseMs ?? 10_000;
     this.#outcomeTtlMs = o.outcomeTtlMs ?? 7 * 24 * 3600 * 1000;
@@ -212,7 +226,11 @@ export class RedisLedger implements Ledger {
     const sub = this.#sub as Redis;
     if (sub.status === 'wait') await sub.connect().catch(() => undefined);
     if (sub.status !== 'ready') await new Promise((resolve) => sub.once('ready', resolve));
-    await sub.psubscribe(`${this.#prefix}:done:*`);
+    await sub.psubscribe(this.#pattern());
+  }
+
+  #pattern(): string {
+    return `${this.#prefix}:done:*`;
   }
 
   #renew(key: string): void {
@@ -235,9 +253,17 @@ export class RedisLedger implements Ledger {
 
   // Waits for the owner's outcome (published), or for its lease to run out (then undefined).
   async #wait(key: string, leaseLeftMs: number): Promise<Outcome | undefined> {
-    this.#subscribed ??= this.#subscribe();
-    // Without the subscription the lease's end still wakes us: we begin again then.
-    await this.#subscribed.catch(() => undefined);
+    // Without the subscription the lease's end still wakes us: we begin again then, and the
+    // next wait tries to subscribe again.
+    this.#subscribed ??= this.#subscribe().then(
+      () => {
+        this.#psubscribed = true;
+      },
+      () => {
+        this.#subscribed = undefined;
+      },
+    );
+    await this.#subscribed;
     return new Promise<Outcome | undefined>((resolve) => {
       let set = this.#waiters.get(key);
       if (set === undefined) {
