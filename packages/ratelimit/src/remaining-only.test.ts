@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { bucketCreep, fixedWindowSays, RemainingOnlyRate } from './remaining-only.js';
+import { bucketCreep, fixedWindowSays, ownRunMs, RemainingOnlyRate } from './remaining-only.js';
 
 // Answers every 50 ms at 20/s sent, from a vendor written here: a bucket of 20 refilled at
 // `bucketRate`, or a fixed window of 20 a second. Then one throttle.
@@ -72,39 +72,40 @@ describe('RemainingOnlyRate: a fixed window read from its resets', () => {
   });
 });
 
-describe('RemainingOnlyRate: a fixed window read through answers out of order', () => {
-  // A fixed window of `limit` per `windowMs`, sent to at `share` of its rate; each answer comes back
-  // after a round trip drawn from a seeded log-normal (p50 120 ms, p99 600 ms, as the zoo's slow
-  // vendor), so answers of the old window arrive after answers of the new one.
-  function shuffled(limit: number, windowMs: number, share: number, seconds: number): RemainingOnlyRate {
-    const r = new RemainingOnlyRate(0.1, 0.99);
-    let seed = 7;
-    const random = (): number => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      return (seed + 0.5) / 2 ** 31;
-    };
-    const gauss = (): number => Math.sqrt(-2 * Math.log(random())) * Math.cos(2 * Math.PI * random());
-    const every = windowMs / (share * limit);
-    const answers: { at: number; remaining: number; sent: number }[] = [];
-    let count = 0;
-    let window = -1;
-    let sent = 0;
-    for (let t = 0; t < seconds * 1000; t += every) {
-      sent++;
-      const w = Math.floor(t / windowMs);
-      if (w !== window) {
-        window = w;
-        count = 0;
-      }
-      count++;
-      const rtt = 120 * Math.exp(0.69 * gauss());
-      answers.push({ at: t + rtt, remaining: limit - count, sent });
+// A fixed window of `limit` per `windowMs`, sent to at `share` of its rate; each answer comes back
+// after a round trip drawn from a seeded log-normal (p50 120 ms, p99 600 ms, as the zoo's slow
+// vendor), so answers of the old window arrive after answers of the new one.
+function shuffled(limit: number, windowMs: number, share: number, seconds: number): RemainingOnlyRate {
+  const r = new RemainingOnlyRate(0.1, 0.99);
+  let seed = 7;
+  const random = (): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return (seed + 0.5) / 2 ** 31;
+  };
+  const gauss = (): number => Math.sqrt(-2 * Math.log(random())) * Math.cos(2 * Math.PI * random());
+  const every = windowMs / (share * limit);
+  const answers: { at: number; remaining: number; sent: number }[] = [];
+  let count = 0;
+  let window = -1;
+  let sent = 0;
+  for (let t = 0; t < seconds * 1000; t += every) {
+    sent++;
+    const w = Math.floor(t / windowMs);
+    if (w !== window) {
+      window = w;
+      count = 0;
     }
-    answers.sort((a, b) => a.at - b.at);
-    for (const a of answers)
-      r.answer(a.at, a.remaining, limit, a.sent, a.sent, (share * limit * 1000) / windowMs, -Infinity);
-    return r;
+    count++;
+    const rtt = 120 * Math.exp(0.69 * gauss());
+    answers.push({ at: t + rtt, remaining: limit - count, sent });
   }
+  answers.sort((a, b) => a.at - b.at);
+  for (const a of answers)
+    r.answer(a.at, a.remaining, limit, a.sent, a.sent, (share * limit * 1000) / windowMs, -Infinity);
+  return r;
+}
+
+describe('RemainingOnlyRate: a fixed window read through answers out of order', () => {
   const table: [string, number, number, number, number][] = [
     // name, limit, window (ms), share of its rate sent, seconds of answers
     ['20 a second (the zoo), at half its rate', 20, 1000, 0.5, 8],
@@ -118,6 +119,42 @@ describe('RemainingOnlyRate: a fixed window read through answers out of order', 
       assert.equal(r.windowMs, windowMs);
       assert.ok(Math.abs(r.rate! - (0.99 * limit * 1000) / windowMs) < 1e-9, `rate ${r.rate}`);
     });
+});
+
+describe('RemainingOnlyRate: a fixed window of 2 s is not read as a sliding one of 1 s', () => {
+  // Its count since its start averages half its window: a second of answers that agree must
+  // not take it for a 1 s log (paced at twice its rate).
+  const table: [number, number][] = [
+    // limit, share of its rate sent
+    [40, 0.3],
+    [40, 0.5],
+    [40, 0.9],
+    [100, 0.3],
+    [100, 0.5],
+    [100, 0.9],
+  ];
+  for (const [limit, share] of table)
+    it(`${limit} per 2 s at ${share * 100} % of it: never 1 s, over 2 to 16 s`, () => {
+      for (let s = 2; s <= 16; s += 0.5)
+        assert.notEqual(shuffled(limit, 2000, share, s).windowMs, 1000, `${s} s`);
+    });
+});
+
+describe('ownRunMs: how long answers must read one window from our sends', () => {
+  const table: [string, number, number, number, number, number][] = [
+    // name, window read (ms), the most an answer was off, the least count, limit, expected (ms)
+    ['a 1 s log of 50 at 28/s, answers off by 2 at most: 1 s', 1000, 2, 27, 50, 1000],
+    ['off by a quarter of the count: 1 s', 1000, 7, 28, 50, 1000],
+    ['off by more: 2 s', 1000, 7.5, 28, 50, 2000],
+    ['small counts, off by 3: 1 s', 500, 3, 7, 20, 1000],
+    ['a fixed 1 s window read as 500 ms (counts 0 to 20 against 10): 2 s', 500, 10, 0, 20, 2000],
+    ['a bucket of 100 read as a 500 ms log at 6 counted (200/s, at 12/s sent): 2 s', 500, 2.9, 6, 100, 2000],
+    ['a third of the limit counted: 1 s', 1000, 2, 17, 50, 1000],
+    ['a window of 10 s: the window itself', 10_000, 2, 50, 100, 10_000],
+    ['a window of 10 s, answers far off: the window itself', 10_000, 40, 50, 100, 10_000],
+  ];
+  for (const [name, w, off, counted, limit, expected] of table)
+    it(name, () => assert.equal(ownRunMs(w, off, counted, limit), expected));
 });
 
 describe("bucketCreep: a drain's bound on a bucket while the bucket is then seen full", () => {
