@@ -196,6 +196,8 @@ export class RateController {
   #inFlightAtCut = 0;
   #walls = 0;
   #wallsSeen = false;
+  // Cuts in a row, each paused again before the last climb was over (see throttleCut).
+  #pausedAgainInRow = 0;
   // The pause that ends at #probeAt was a wall's: its probe goes alone (see PROBE_ALONE_MS).
   #wallProbe = false;
   // A capped pause ends here: one request then probes the vendor.
@@ -338,6 +340,7 @@ export class RateController {
           // vendor refused is the one in force (the climb starts a cut below it).
           const pausedAgain = hasRetryAfter && now - this.#throttleAt < this.#o.recoverMs + 1000;
           const measured = this.#throttledRate(now, traffic.admitted);
+          this.#pausedAgainInRow = pausedAgain ? this.#pausedAgainInRow + 1 : 0;
           ({
             wMax: this.#wMax,
             cut: this.#cut,
@@ -345,6 +348,7 @@ export class RateController {
           } = throttleCut({
             refused: pausedAgain ? this.#current : measured,
             pausedAgain,
+            pausedAgainInRow: this.#pausedAgainInRow,
             beta: this.#o.beta,
             minRate: this.#minRate,
             recoverMs: this.#o.recoverMs,

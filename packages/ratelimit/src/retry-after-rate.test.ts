@@ -5,30 +5,53 @@ import { bareThrottle, throttleCut } from './retry-after-rate.js';
 
 describe('throttleCut (hold mode, a throttle without quota headers)', () => {
   const o = { beta: 0.9, minRate: 2, recoverMs: 3000, holdMs: 30_000 };
-  const table: ReadonlyArray<[string, number, boolean, { wMax: number; cut: number; climbMs: number }]> = [
+  const table: ReadonlyArray<
+    [string, number, boolean, number, { wMax: number; cut: number; climbMs: number }]
+  > = [
     [
       'a throttle: a cut below the refused rate, back in recoverMs',
       20,
       false,
+      0,
       { wMax: 20, cut: 18, climbMs: 3000 },
     ],
     [
       'paused again before the climb was over: the climb back takes holdMs',
       20,
       true,
+      1,
       { wMax: 20, cut: 18, climbMs: 30_000 },
     ],
-    ['never below the floor', 2, false, { wMax: 2, cut: 2, climbMs: 3000 }],
-    ['never below the floor, paused again', 2, true, { wMax: 2, cut: 2, climbMs: 30_000 }],
+    [
+      'paused again a second time in a row: still well above the vendor, a deeper cut',
+      36,
+      true,
+      2,
+      { wMax: 36, cut: 30.6, climbMs: 30_000 },
+    ],
+    [
+      'paused again a third time in a row: the deeper cut again',
+      30,
+      true,
+      3,
+      { wMax: 30, cut: 25.5, climbMs: 30_000 },
+    ],
+    ['never below the floor', 2, false, 0, { wMax: 2, cut: 2, climbMs: 3000 }],
+    ['never below the floor, paused again', 2, true, 1, { wMax: 2, cut: 2, climbMs: 30_000 }],
+    ['never below the floor, paused again in a row', 2.2, true, 2, { wMax: 2.2, cut: 2, climbMs: 30_000 }],
   ];
-  for (const [label, refused, pausedAgain, want] of table) {
+  for (const [label, refused, pausedAgain, pausedAgainInRow, want] of table) {
     it(label, () => {
-      const r = throttleCut({ ...o, refused, pausedAgain });
+      const r = throttleCut({ ...o, refused, pausedAgain, pausedAgainInRow });
       assert.ok(Math.abs(r.wMax - want.wMax) < 1e-9, `wMax ${r.wMax}`);
       assert.ok(Math.abs(r.cut - want.cut) < 1e-9, `cut ${r.cut}`);
       assert.equal(r.climbMs, want.climbMs);
     });
   }
+  it('a configured beta below the descent cut is kept', () => {
+    const r = throttleCut({ ...o, beta: 0.7, refused: 20, pausedAgain: true, pausedAgainInRow: 2 });
+    assert.ok(Math.abs(r.cut - 14) < 1e-9, `cut ${r.cut}`);
+  });
 });
 
 describe('bareThrottle (hold mode, a throttle with no quota header and no Retry-After)', () => {

@@ -12,21 +12,34 @@
  * from the cut then takes `holdMs`, so the rate spends that long between the cut and the
  * refused rate, where the vendor's rate is, instead of reaching the refused rate again within
  * seconds and being paused there. The caller passes the rate in force as the refused one then.
+ *
+ * Paused again a second time in a row, the rate in force is still well above the vendor's: a
+ * limiter configured at twice a quota of 20/s, cut by a tenth a pause, took 6 to 8 whole-second
+ * pauses to come down (a cycle of 2 to 3 s at p50 300 ms round trips, into the measured minute);
+ * from the second such cut in a row the cut is to `DESCENT_BETA` of the refused rate (or `beta`,
+ * if that is lower). Not from the first: a rate just above the vendor's is often paused again
+ * once, and a deeper cut there leaves it well under the vendor's rate for the long climb.
  */
+/** The cut from the second paused-again cut in a row on (see throttleCut). */
+export const DESCENT_BETA = 0.85;
+
 export function throttleCut(input: {
   /** The rate the vendor refused. */
   readonly refused: number;
   /** A Retry-After paused us again before the last climb was over. */
   readonly pausedAgain: boolean;
+  /** Cuts in a row, this one included, each paused again before the last climb was over. */
+  readonly pausedAgainInRow: number;
   readonly beta: number;
   readonly minRate: number;
   readonly recoverMs: number;
   readonly holdMs: number;
 }): { readonly wMax: number; readonly cut: number; readonly climbMs: number } {
-  const { refused, pausedAgain, beta, minRate, recoverMs, holdMs } = input;
+  const { refused, pausedAgain, pausedAgainInRow, beta, minRate, recoverMs, holdMs } = input;
+  const share = pausedAgainInRow >= 2 ? Math.min(beta, DESCENT_BETA) : beta;
   return {
     wMax: refused,
-    cut: Math.max(minRate, refused * beta),
+    cut: Math.max(minRate, refused * share),
     climbMs: pausedAgain ? holdMs : recoverMs,
   };
 }
