@@ -1,3 +1,6 @@
+/** The cut from the second paused-again cut in a row on (see throttleCut). */
+export const DESCENT_BETA = 0.85;
+
 /**
  * After a bare throttle (a vendor that sends no quota headers), in `hold` mode: the rate to hold
  * just under (`wMax`), the rate to start again from (`cut`) and how long the climb from one to
@@ -20,9 +23,6 @@
  * if that is lower). Not from the first: a rate just above the vendor's is often paused again
  * once, and a deeper cut there leaves it well under the vendor's rate for the long climb.
  */
-/** The cut from the second paused-again cut in a row on (see throttleCut). */
-export const DESCENT_BETA = 0.85;
-
 export function throttleCut(input: {
   /** The rate the vendor refused. */
   readonly refused: number;
