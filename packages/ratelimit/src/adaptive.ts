@@ -321,6 +321,8 @@ export class RateController {
           maxPauseMs: this.#o.maxPauseMs,
           wallsSeen: this.#wallsSeen,
           refusedSentSinceCut: this.#throttles - this.#throttlesAtCut - this.#inFlightAtCut,
+          climbing: now - this.#throttleAt < this.#climbMs,
+          throttledSinceCut: this.#throttles - this.#throttlesAtCut - 1,
         });
         cut = step.kind === 'cut';
         if (step.kind === 'wall') {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { bareThrottle, throttleCut } from './retry-after-rate.js';
+import { ANSWER_AGE_MS, bareThrottle, throttleCut } from './retry-after-rate.js';
 
 describe('throttleCut (hold mode, a throttle without quota headers)', () => {
   const o = { beta: 0.9, minRate: 2, recoverMs: 3000, holdMs: 30_000 };
@@ -63,6 +63,8 @@ describe('bareThrottle (hold mode, a throttle with no quota header and no Retry-
     maxPauseMs: 300_000,
     wallsSeen: false,
     refusedSentSinceCut: 0,
+    climbing: false,
+    throttledSinceCut: 2,
   };
   type In = Partial<typeof o>;
   const table: ReadonlyArray<[string, In, ReturnType<typeof bareThrottle>]> = [
@@ -104,6 +106,51 @@ describe('bareThrottle (hold mode, a throttle with no quota header and no Retry-
       { sinceCutMs: 300, wentThroughSinceCut: 0, wallsSeen: true, refusedSentSinceCut: 1 },
       { kind: 'same' },
     ],
+    [
+      'during the climb, a second after the cut, the first refused since: maybe sent before the cut, held back',
+      { climbing: true, throttledSinceCut: 0 },
+      { kind: 'lone' },
+    ],
+    [
+      'during the climb, another after the one held back: a cut',
+      { climbing: true, throttledSinceCut: 1 },
+      { kind: 'cut' },
+    ],
+    [
+      'during the climb, refused all along since the cut (a descent): a cut as before',
+      { climbing: true, throttledSinceCut: 12 },
+      { kind: 'cut' },
+    ],
+    [
+      'the climb over, the first refused since the cut: a cut as before',
+      { throttledSinceCut: 0 },
+      { kind: 'cut' },
+    ],
+    [
+      'during the climb, the first since, under a second after the cut: the same event',
+      { climbing: true, throttledSinceCut: 0, sinceCutMs: 400 },
+      { kind: 'same' },
+    ],
+    [
+      'during the climb, the first since, nothing through since the cut: a wall as before',
+      { climbing: true, throttledSinceCut: 0, wentThroughSinceCut: 0 },
+      { kind: 'wall', pauseMs: 1000 },
+    ],
+    [
+      'during the climb, the first since, paused: the same event',
+      { climbing: true, throttledSinceCut: 0, paused: true },
+      { kind: 'same' },
+    ],
+    [
+      'during the climb, the first since, later than an answer can be old: sent after the cut, a cut',
+      { climbing: true, throttledSinceCut: 0, sinceCutMs: 2400 },
+      { kind: 'cut' },
+    ],
+    [
+      'the first throttle ever: a cut',
+      { climbing: true, throttledSinceCut: 0, sinceCutMs: Number.POSITIVE_INFINITY },
+      { kind: 'cut' },
+    ],
   ];
   for (const [label, input, want] of table) {
     it(label, () => assert.deepEqual(bareThrottle({ ...o, ...input }), want));
@@ -123,6 +170,8 @@ describe('bareThrottle (hold mode, a throttle with no quota header and no Retry-
           maxPauseMs: fc.double({ min: 1, max: 1e7, noNaN: true }),
           wallsSeen: fc.boolean(),
           refusedSentSinceCut: fc.integer({ min: -5, max: 100 }),
+          climbing: fc.boolean(),
+          throttledSinceCut: fc.integer({ min: 0, max: 100 }),
         }),
         (input) => {
           const r = bareThrottle(input);
@@ -131,6 +180,15 @@ describe('bareThrottle (hold mode, a throttle with no quota header and no Retry-
             assert.ok(!input.paused && input.wentThroughSinceCut <= 0);
           }
           if (r.kind === 'cut') assert.ok(!input.paused && input.sinceCutMs >= 1000);
+          // Held back only during a climb, a second or more after a cut, the first since it.
+          if (r.kind === 'lone')
+            assert.ok(
+              !input.paused &&
+                input.climbing &&
+                input.throttledSinceCut === 0 &&
+                input.sinceCutMs >= 1000 &&
+                input.sinceCutMs < ANSWER_AGE_MS,
+            );
         },
       ),
     );
