@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { bucketCreep, fixedWindowSays, ownRunMs, RemainingOnlyRate } from './remaining-only.js';
+import { bucketCreep, fixedWindowSays, ownRunMs, ownRunStands, RemainingOnlyRate } from './remaining-only.js';
 
 // Answers every 50 ms at 20/s sent, from a vendor written here: a bucket of 20 refilled at
 // `bucketRate`, or a fixed window of 20 a second. Then one throttle.
@@ -155,6 +155,20 @@ describe('ownRunMs: how long answers must read one window from our sends', () =>
   ];
   for (const [name, w, off, counted, limit, expected] of table)
     it(name, () => assert.equal(ownRunMs(w, off, counted, limit), expected));
+});
+
+describe('ownRunStands: whether answers reading one window from our sends stand', () => {
+  const table: [string, number, number, number, boolean][] = [
+    // name, answers in a row, ms since the first, ownRunMs, expected
+    ['12 answers over ownRunMs: stands', 12, 1000, 1000, true],
+    ['12 answers, too soon: not yet', 12, 900, 1000, false],
+    ['8 answers over 4 times ownRunMs (few answers leave anything): stands', 8, 4000, 1000, true],
+    ['8 answers over less than 4 times ownRunMs: not yet', 8, 3999, 1000, false],
+    ['7 answers, however long: not yet', 7, 60_000, 1000, false],
+    ['8 answers over 4 times a 2 s run: stands', 8, 8000, 2000, true],
+  ];
+  for (const [name, answers, since, runMs, expected] of table)
+    it(name, () => assert.equal(ownRunStands(answers, since, runMs), expected));
 });
 
 describe("bucketCreep: a drain's bound on a bucket while the bucket is then seen full", () => {
