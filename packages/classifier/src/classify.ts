@@ -33,8 +33,8 @@ export interface ClassifyOptions {
 }
 
 const DEFERRED_MS = 20 * 60 * 1000;
-/** -?\d{1,15}(\.\d{1,6})?, checked by hand: money is on the hot path of every paid answer. */
-function isDecimal(v: string): boolean {
+/** @internal -?\d{1,15}(\.\d{1,6})?, checked by hand: money is on the hot path of every paid answer. */
+export function isDecimal(v: string): boolean {
   let i = v.charCodeAt(0) === 45 ? 1 : 0;
   const start = i;
   while (i < v.length && v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) i++;
@@ -395,20 +395,56 @@ function withQuota<V extends Draft>(v: V, quota: QuotaSignal | undefined): V {
   return v;
 }
 
-function readAmounts(body: Record<string, unknown>): Amounts | undefined {
+/**
+ * The money fields of an answer: NCPDP code and {@link Amounts} property, in the order they
+ * are read. The definition {@link readAmounts} is written from, field by field (held to a loop
+ * over this table by a property in properties.test.ts).
+ */
+export const AMOUNT_FIELDS = [
+  ['505-F5', 'patientPay'],
+  ['506-F6', 'ingredientCostPaid'],
+  ['509-F9', 'totalPaid'],
+  ['518-FI', 'copay'],
+  ['572-4U', 'coinsurance'],
+  ['517-FH', 'deductible'],
+] as const satisfies readonly (readonly [string, keyof Amounts])[];
+
+/**
+ * @internal The amounts of an answer, each a decimal string, or undefined if one is not.
+ * One named read and write per field of {@link AMOUNT_FIELDS}, in its order: a loop over the
+ * table is one property access seeing six names (V8's megamorphic keyed load and store).
+ */
+export function readAmounts(body: Record<string, unknown>): Amounts | undefined {
   const out: { -readonly [K in keyof Amounts]: Amounts[K] } = {};
-  for (const [field, key] of [
-    ['505-F5', 'patientPay'],
-    ['506-F6', 'ingredientCostPaid'],
-    ['509-F9', 'totalPaid'],
-    ['518-FI', 'copay'],
-    ['572-4U', 'coinsurance'],
-    ['517-FH', 'deductible'],
-  ] as const) {
-    const v = body[field];
-    if (v === undefined || v === null) continue;
+  let v = body['505-F5'];
+  if (v !== undefined && v !== null) {
     if (typeof v !== 'string' || !isDecimal(v)) return undefined;
-    out[key] = v;
+    out.patientPay = v;
+  }
+  v = body['506-F6'];
+  if (v !== undefined && v !== null) {
+    if (typeof v !== 'string' || !isDecimal(v)) return undefined;
+    out.ingredientCostPaid = v;
+  }
+  v = body['509-F9'];
+  if (v !== undefined && v !== null) {
+    if (typeof v !== 'string' || !isDecimal(v)) return undefined;
+    out.totalPaid = v;
+  }
+  v = body['518-FI'];
+  if (v !== undefined && v !== null) {
+    if (typeof v !== 'string' || !isDecimal(v)) return undefined;
+    out.copay = v;
+  }
+  v = body['572-4U'];
+  if (v !== undefined && v !== null) {
+    if (typeof v !== 'string' || !isDecimal(v)) return undefined;
+    out.coinsurance = v;
+  }
+  v = body['517-FH'];
+  if (v !== undefined && v !== null) {
+    if (typeof v !== 'string' || !isDecimal(v)) return undefined;
+    out.deductible = v;
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { classify } from './classify.js';
+import { AMOUNT_FIELDS, classify, isDecimal, readAmounts } from './classify.js';
 import { REJECT_CODES } from './reject-codes.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
@@ -229,5 +229,60 @@ describe('classify properties', () => {
     );
     // The generator reached both sides of the boundary, and the near miss (P/A/C, a bad amount).
     for (const [side, n] of Object.entries(seen)) assert.ok(n >= 50, `only ${n} ${side} answers generated`);
+  });
+});
+
+describe('readAmounts, field by field', () => {
+  // The table-driven definition it was written from: one loop over AMOUNT_FIELDS.
+  const readAmountsByTable = (body: Record<string, unknown>): Record<string, string> | undefined => {
+    const out: Record<string, string> = {};
+    for (const [field, key] of AMOUNT_FIELDS) {
+      const v = body[field];
+      if (v === undefined || v === null) continue;
+      if (typeof v !== 'string' || !isDecimal(v)) return undefined;
+      out[key] = v;
+    }
+    return out;
+  };
+  const value = fc.oneof(
+    { arbitrary: fc.stringMatching(/^-?\d{1,16}(\.\d{0,3})?$/), weight: 8 },
+    { arbitrary: fc.constantFrom<unknown>(undefined, null, 5, '', 'x', '1e3', ' 1.00'), weight: 2 },
+  );
+  const body = fc
+    .tuple(
+      fc.tuple(...AMOUNT_FIELDS.map(() => value)),
+      fc.dictionary(fc.constantFrom('112-AN', '503-F3', '504-F4', 'other'), fc.string()),
+    )
+    .map(([values, rest]) => {
+      const b: Record<string, unknown> = { ...rest };
+      AMOUNT_FIELDS.forEach(([field], i) => {
+        if (values[i] !== undefined) b[field] = values[i];
+      });
+      return b;
+    });
+
+  it('equals the loop over AMOUNT_FIELDS, field for field and in order (property)', () => {
+    let read = 0;
+    fc.assert(
+      fc.property(body, (b) => {
+        const fast = readAmounts(b);
+        const slow = readAmountsByTable(b);
+        assert.equal(fast === undefined, slow === undefined, JSON.stringify(b));
+        if (fast !== undefined) {
+          read++;
+          assert.deepEqual(Object.entries(fast), Object.entries(slow!));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    assert.ok(read > 300, `amounts read (${read})`);
+    // Every field present: each under its own name, each checked.
+    const all = Object.fromEntries(AMOUNT_FIELDS.map(([field], i) => [field, `${i}.25`]));
+    assert.deepEqual(
+      Object.entries(readAmounts(all)!),
+      AMOUNT_FIELDS.map(([, key], i) => [key, `${i}.25`]),
+    );
+    for (const [field] of AMOUNT_FIELDS)
+      assert.equal(readAmounts({ ...all, [field]: 'x' }), undefined, field);
   });
 });
