@@ -17,8 +17,10 @@ import {
 } from './claim.js';
 import { CLAIM_FIELDS, type ClaimField } from './claim-fields.js';
 import { hmacSha256, idempotencyKey, idempotencyKeyer } from './idempotency.js';
+import type { SubmitOptions } from './options.js';
 import { Phi } from './phi.js';
 import { ClaimSignal, toAbortSignal } from './signal.js';
+import { readSubmitOptions, type SubmitOptionsRead } from './submit-options.js';
 import { rawClaim, SECRET } from './test-support/fixtures.js';
 
 describe('the idempotency key', () => {
@@ -393,6 +395,107 @@ describe('the field-by-field claim code and the table it is written from', () =>
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('readSubmitOptions, property by property', () => {
+  const NAMES = [
+    'lane',
+    'segment',
+    'deadline',
+    'signal',
+    'pinnedNode',
+  ] as const satisfies readonly (keyof SubmitOptions)[];
+  // The definition it was written from: one keyed read per name, through one helper.
+  const byName = (given: object): SubmitOptionsRead => {
+    const issues: { field: string; message: string }[] = [];
+    const out: Record<string, unknown> = {};
+    const read = (name: keyof SubmitOptions): unknown => {
+      try {
+        return (given as Record<string, unknown>)[name];
+      } catch {
+        issues.push({ field: `options.${name}`, message: 'could not be read (a getter threw)' });
+        return undefined;
+      }
+    };
+    const checks: Record<keyof SubmitOptions, [(v: unknown) => boolean, string]> = {
+      lane: [(v) => v === 'pos' || v === 'batch', "must be 'pos' or 'batch'"],
+      segment: [
+        (v) => typeof v === 'string' && v !== '' && v.length <= 64,
+        'must be a non-empty string of at most 64 characters',
+      ],
+      deadline: [
+        (v) => typeof v === 'number' && Number.isFinite(v),
+        'must be a finite number (ms on the router clock)',
+      ],
+      signal: [(v) => v instanceof AbortSignal, 'must be an AbortSignal'],
+      pinnedNode: [(v) => typeof v === 'string' && v !== '', 'must be a node name'],
+    };
+    for (const name of NAMES) {
+      const v = read(name);
+      if (v === undefined) continue;
+      const [ok, message] = checks[name];
+      if (ok(v)) out[name] = v;
+      else issues.push({ field: `options.${name}`, message });
+    }
+    return issues.length > 0 ? { ok: false, issues } : { ok: true, options: out as unknown as SubmitOptions };
+  };
+  const signal = new AbortController().signal;
+  const value = fc.constantFrom<unknown>(
+    undefined,
+    'pos',
+    'batch',
+    'retail',
+    '',
+    'x'.repeat(65),
+    'node-b',
+    0,
+    12.5,
+    Number.NaN,
+    signal,
+    null,
+    {},
+  );
+  // Each name absent, a value, or a getter that throws (the getter counts its reads).
+  const slot = fc.oneof(
+    { arbitrary: fc.constant({ kind: 'absent' as const }), weight: 3 },
+    { arbitrary: value.map((v) => ({ kind: 'value' as const, v })), weight: 6 },
+    { arbitrary: fc.constant({ kind: 'throws' as const }), weight: 1 },
+  );
+  const options = fc.tuple(...NAMES.map(() => slot), fc.boolean()).map((slots) => {
+    const reads: string[] = [];
+    const o: Record<string, unknown> = {};
+    NAMES.forEach((name, i) => {
+      const s = slots[i] as { kind: 'absent' } | { kind: 'value'; v: unknown } | { kind: 'throws' };
+      if (s.kind === 'value') o[name] = s.v;
+      else if (s.kind === 'throws')
+        Object.defineProperty(o, name, {
+          enumerable: true,
+          get: () => {
+            reads.push(name);
+            throw new Error('no');
+          },
+        });
+    });
+    if (slots[NAMES.length]) o.unknownOption = 1;
+    return { o, reads };
+  });
+
+  it('equals one keyed read per name through a helper, issues and copy alike, each name read once (property)', () => {
+    fc.assert(
+      fc.property(options, ({ o, reads }) => {
+        const fast = readSubmitOptions(o);
+        const fastReads = reads.splice(0);
+        const slow = byName(o);
+        assert.deepEqual(fast, slow);
+        if (fast.ok) assert.deepEqual(Object.keys(fast.options), Object.keys(slow.ok ? slow.options : {}));
+        assert.deepEqual(fastReads, reads);
+      }),
+      { numRuns: 3000 },
+    );
+    // Every name given, each read under its own name.
+    const all = { lane: 'batch', segment: 'specialty', deadline: 5, signal, pinnedNode: 'b' };
+    assert.deepEqual(readSubmitOptions(all), { ok: true, options: all });
   });
 });
 

@@ -20,20 +20,31 @@ export function readSubmitOptions(given: unknown): SubmitOptionsRead {
   if (Object.getPrototypeOf(given) === Object.prototype && isEmpty(given)) return EMPTY;
   const issues: FieldIssue[] = [];
   const out: { -readonly [K in keyof SubmitOptions]: SubmitOptions[K] } = {};
-  const read = (name: keyof SubmitOptions): unknown => {
-    try {
-      return (given as Record<string, unknown>)[name];
-    } catch {
-      issues.push({ field: `options.${name}`, message: 'could not be read (a getter threw)' });
-      return undefined;
-    }
+  const threw = (name: keyof SubmitOptions): void => {
+    issues.push({ field: `options.${name}`, message: 'could not be read (a getter threw)' });
   };
-  const lane = read('lane');
+  // Each property by name, in this order, once: one keyed read of all five names was a
+  // megamorphic property access on every submit.
+  const g = given as { readonly [K in keyof SubmitOptions]?: unknown };
+  let lane: unknown;
+  let segment: unknown;
+  let deadline: unknown;
+  let signal: unknown;
+  let pinnedNode: unknown;
+  try {
+    lane = g.lane;
+  } catch {
+    threw('lane');
+  }
   if (lane !== undefined) {
     if (lane === 'pos' || lane === 'batch') out.lane = lane;
     else issues.push({ field: 'options.lane', message: "must be 'pos' or 'batch'" });
   }
-  const segment = read('segment');
+  try {
+    segment = g.segment;
+  } catch {
+    threw('segment');
+  }
   if (segment !== undefined) {
     if (typeof segment === 'string' && segment !== '' && segment.length <= 64) out.segment = segment;
     else
@@ -42,18 +53,30 @@ export function readSubmitOptions(given: unknown): SubmitOptionsRead {
         message: 'must be a non-empty string of at most 64 characters',
       });
   }
-  const deadline = read('deadline');
+  try {
+    deadline = g.deadline;
+  } catch {
+    threw('deadline');
+  }
   if (deadline !== undefined) {
     if (typeof deadline === 'number' && Number.isFinite(deadline)) out.deadline = deadline;
     else
       issues.push({ field: 'options.deadline', message: 'must be a finite number (ms on the router clock)' });
   }
-  const signal = read('signal');
+  try {
+    signal = g.signal;
+  } catch {
+    threw('signal');
+  }
   if (signal !== undefined) {
     if (signal instanceof AbortSignal) out.signal = signal;
     else issues.push({ field: 'options.signal', message: 'must be an AbortSignal' });
   }
-  const pinnedNode = read('pinnedNode');
+  try {
+    pinnedNode = g.pinnedNode;
+  } catch {
+    threw('pinnedNode');
+  }
   if (pinnedNode !== undefined) {
     if (typeof pinnedNode === 'string' && pinnedNode !== '') out.pinnedNode = pinnedNode;
     else issues.push({ field: 'options.pinnedNode', message: 'must be a node name' });
