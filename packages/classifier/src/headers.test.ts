@@ -97,3 +97,30 @@ describe('header shapes', () => {
     assert.equal(headerReader(hostile)('retry-after'), undefined);
   });
 });
+
+describe('headerValue', () => {
+  it('is record[name], for every name read by name and any other, any record (property)', async () => {
+    const fc = (await import('fast-check')).default;
+    const { NAMED_HEADERS, headerValue } = await import('./headers.js');
+    const name = fc.oneof(
+      fc.constantFrom(...NAMED_HEADERS),
+      fc.constantFrom('content-type', 'x', '__proto__'),
+      fc.string(),
+    );
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.array(fc.string(), { maxLength: 2 }),
+      fc.constant(undefined),
+    );
+    fc.assert(
+      fc.property(fc.dictionary(name, value), name, (record, n) => {
+        assert.equal(headerValue(record, n), record[n]);
+      }),
+      { numRuns: 3000 },
+    );
+    // Every name present with a value of its own: each read under its own name.
+    const all: Record<string, unknown> = Object.fromEntries(NAMED_HEADERS.map((n, i) => [n, `${i}`]));
+    for (const n of NAMED_HEADERS) assert.equal(headerValue(all, n), all[n], n);
+  });
+});
