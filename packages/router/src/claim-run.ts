@@ -148,7 +148,12 @@ export async function runClaim(r: ClaimRun): Promise<Outcome> {
       authReplayed,
       canRepair: o.crosswalk !== undefined && !repaired,
       remainingMs: r.deadline - o.clock.now(),
-      backoffMs: o.random() * Math.min(o.retry.capMs[r.lane], o.retry.baseMs * 2 ** backoffs++),
+      backoffMs:
+        o.random() *
+        Math.min(
+          r.lane === 'pos' ? o.retry.capMs.pos : o.retry.capMs.batch,
+          o.retry.baseMs * 2 ** backoffs++,
+        ),
       transientRetries: o.retry.transient,
       maybeRetries: o.retry.ambiguous,
     };

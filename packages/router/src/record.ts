@@ -137,7 +137,7 @@ export class Recorder {
         ...(extra?.waitMs === undefined ? {} : { waitMs: extra.waitMs }),
       });
     if (decision.startsWith('wait:') && extra?.waitMs !== undefined)
-      this.#waits[s.lane].observe(extra.waitMs);
+      (s.lane === 'pos' ? this.#waits.pos : this.#waits.batch).observe(extra.waitMs);
     const record: Mutable<AuditRecord> = {
       at: this.#o.clock.now(),
       correlationId: s.correlationId,
@@ -194,13 +194,15 @@ export class Recorder {
 
   /** The claim's one outcome: counted, announced, and written durably (or held: then `auditDegraded`). */
   outcome(outcome: Outcome, lane: Lane): Promise<Outcome> {
-    let outcomes = this.#outcomes[lane].get(outcome.kind);
+    // Lanes by name: a keyed read of two names is a megamorphic property access.
+    const byKind = lane === 'pos' ? this.#outcomes.pos : this.#outcomes.batch;
+    let outcomes = byKind.get(outcome.kind);
     if (outcomes === undefined) {
       outcomes = this.metrics.counter('rxgate_outcomes_total', labels(undefined, lane, outcome.kind));
-      this.#outcomes[lane].set(outcome.kind, outcomes);
+      byKind.set(outcome.kind, outcomes);
     }
     outcomes.inc();
-    this.#claimLatency[lane].observe(outcome.elapsedMs);
+    (lane === 'pos' ? this.#claimLatency.pos : this.#claimLatency.batch).observe(outcome.elapsedMs);
     if (this.#heard('outcome'))
       this.emit({
         type: 'outcome',

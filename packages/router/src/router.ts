@@ -125,7 +125,8 @@ export function createRouter(options: RouterOptions): Router {
     pre?: { readonly identity: string; readonly body: string; readonly target?: string | undefined },
   ): Promise<Outcome> {
     const segment = so.segment ?? 'retail';
-    const budgets = o.lanes[lane];
+    // By name, not o.lanes[lane]: a keyed read of two names is a megamorphic access.
+    const budgets = lane === 'pos' ? o.lanes.pos : o.lanes.batch;
     const deadline = so.deadline ?? start + (budgets[segment] ?? budgets.default);
     const claimKey = pre?.identity ?? keyOf(claim);
     // No claim starts that its audit trail cannot follow.
