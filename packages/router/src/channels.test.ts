@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import diagnostics_channel from 'node:diagnostics_channel';
 import { it } from 'node:test';
 import { createLimiter } from '@rxgate/ratelimit';
-import { ROUTER_CHANNELS } from './channels.js';
+import { channelOf, ROUTER_CHANNELS } from './channels.js';
 import { MemoryLedger } from './memory-ledger.js';
 import { createRouter } from './router.js';
 import { rawClaim, SECRET } from './test-support/fixtures.js';
@@ -35,4 +35,9 @@ it('with only a channel subscriber, the attempt and outcome events are published
     diagnostics_channel.unsubscribe(ROUTER_CHANNELS.attempt, listen);
     diagnostics_channel.unsubscribe(ROUTER_CHANNELS.outcome, listen);
   }
+});
+
+it('channelOf gives, for every event type, the channel of its name', () => {
+  for (const [type, name] of Object.entries(ROUTER_CHANNELS))
+    assert.equal(channelOf(type as keyof typeof ROUTER_CHANNELS), diagnostics_channel.channel(name), type);
 });
