@@ -6,14 +6,7 @@ import { bareThrottle, throttleCut } from './retry-after-rate.js';
 import { roundWindow } from './round-window.js';
 import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
-import {
-  inFlightUncounted,
-  phaseAfter,
-  RECENT_ANSWERS,
-  resetByPhase,
-  windowAfter,
-  windowBegan,
-} from './vendor-window.js';
+import { phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
 
 /** How a limiter follows the vendor's quota signals. */
 export interface AdaptiveOptions {
@@ -193,9 +186,6 @@ export class RateController {
   #zeroCheckAt = Number.POSITIVE_INFINITY;
   #zeroCheckAdmitted = 0;
   #zeroBack = 0;
-  // The answers of the current window: when it ends, how many, the Remaining of the last ones
-  // (see inFlightUncounted).
-  #seenInWindow: { readonly end: number; answered: number; readonly recent: number[] } | undefined;
   // Throttles seen, time spent paused, and where the last cut measured from (`hold` mode).
   #throttles = 0;
   #pausedMs = 0;
@@ -275,14 +265,13 @@ export class RateController {
       // Requests in flight will spend what the vendor says is left: no whole token beyond that.
       // The token being refilled keeps its progress: cutting it would push the pace back on
       // every answer.
-      const inFlight = this.#inFlightUncounted(signal, now, resetMs, traffic.inFlight);
       const held = store.snapshot(this.#level, now).tokens;
-      const budget = Math.max(0, Math.floor(remaining - inFlight));
+      const budget = Math.max(0, Math.floor(remaining - traffic.inFlight));
       if (held > budget) store.adjust(this.#level, { capTokens: budget + (held - Math.floor(held)) }, now);
       if (signal.throttled === true) {
         // Nothing left and refused: nothing until the reset.
         if (remaining === 0 && resetMs !== undefined && resetMs > 0) pauseFor = resetMs;
-      } else if (this.#zeroIsFull(remaining, inFlight, now, resetMs, traffic.admitted))
+      } else if (this.#zeroIsFull(remaining, traffic.inFlight, now, resetMs, traffic.admitted))
         pauseFor = phaseResetMs;
       else if (
         this.#zeroFull !== false &&
@@ -294,7 +283,7 @@ export class RateController {
         // the requests in flight land is all that goes before it.
         store.adjust(
           this.#level,
-          { budget: { count: Math.floor(remaining - inFlight), until: now + phaseResetMs } },
+          { budget: { count: Math.floor(remaining - traffic.inFlight), until: now + phaseResetMs } },
           now,
         );
       }
@@ -398,45 +387,6 @@ export class RateController {
       ...(change ? { change } : {}),
       ...(pausedUntil === undefined ? {} : { pausedUntil }),
     };
-  }
-
-  // The requests in flight a fixed window has not counted yet (see inFlightUncounted): on a
-  // vendor whose `Remaining: 0` was seen to mean full until the reset, from the answers of the
-  // window this one is of (its reset ends within half a window of theirs).
-  #inFlightUncounted(
-    signal: QuotaSignal,
-    now: number,
-    resetMs: number | undefined,
-    inFlight: number,
-  ): number {
-    const { remaining } = signal;
-    if (
-      resetMs === undefined ||
-      remaining === undefined ||
-      signal.throttled === true ||
-      !(this.#windowMs > 0)
-    )
-      return inFlight;
-    const end = now + resetMs;
-    const half = roundWindow(this.#windowMs) / 2;
-    const w = this.#seenInWindow;
-    let seen: { readonly end: number; answered: number; readonly recent: number[] };
-    if (w === undefined || end > w.end + half) {
-      seen = { end, answered: 1, recent: [remaining] };
-      this.#seenInWindow = seen;
-    } else if (end >= w.end - half) {
-      seen = w;
-      seen.answered++;
-      if (seen.recent.push(remaining) > RECENT_ANSWERS) seen.recent.shift();
-    } else return inFlight;
-    if (this.#zeroFull !== true || this.#limit === undefined) return inFlight;
-    return inFlightUncounted({
-      inFlight,
-      limit: this.#limit,
-      remaining,
-      answeredInWindow: seen.answered,
-      recent: seen.recent,
-    });
   }
 
   // Does `Remaining: 0` on an answer that went through mean nothing more until the reset? In

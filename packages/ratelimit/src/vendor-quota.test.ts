@@ -240,36 +240,6 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     lease.release();
   });
 
-  it('a fixed window: a request in flight sent before the one answered was counted already, not twice (answers out of order)', async () => {
-    const clock = new VirtualClock();
-    const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
-    const at = async (t: number, signal: QuotaSignal) => {
-      await clock.advanceTo(t);
-      limiter.observe({ limit: 10, ...signal });
-    };
-    // Learnt as above: Remaining 0 means full until the reset. The window ends at 1650.
-    await at(0, { remaining: 9, resetSeconds: 0.99 });
-    await at(100, { remaining: 0, resetSeconds: 0.3 });
-    await at(450, { remaining: 9, resetSeconds: 0.95 });
-    await at(500, { remaining: 0, resetSeconds: 0.2 });
-    await at(750, { remaining: 9, resetSeconds: 0.9 });
-    for (let r = 8; r >= 3; r--)
-      await at(750 + (9 - r) * 10, { remaining: r, resetSeconds: (900 - (9 - r) * 10) / 1000 });
-    // A goes, then B; the vendor counts A (Remaining 2), then B (1), but B's answer is back first.
-    const a = limiter.acquire({ key: 'p' });
-    await clock.advanceTo(900);
-    const first = await a;
-    const b = limiter.acquire({ key: 'p' });
-    await clock.advanceTo(1000);
-    const second = await b;
-    second.release();
-    await at(1200, { remaining: 1, resetSeconds: 0.45 });
-    // One left, and A in flight counted already: no pause until the reset, one more may go.
-    const paused = (await limiter.snapshot()).pausedUntil;
-    assert.ok(paused <= 1200, `paused until ${paused}`);
-    first.release();
-  });
-
   it('what is left before a near reset, once the requests in flight land, is all that goes before it (the wait predicted so)', async () => {
     const clock = new VirtualClock();
     const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { inFlightUncounted, phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
+import { phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
 
 describe('windowAfter (the vendor window the limiter reads its rate over)', () => {
   const o = { windowMs: 0, declared: false, maxPauseMs: 300_000 };
@@ -144,81 +144,6 @@ describe('windowBegan and resetByPhase (a declared fixed window read to the mill
         (resetMs, now, windowMs, beganAt) => {
           const r = resetByPhase({ resetMs, now, windowMs, beganAt });
           assert.ok(r <= resetMs && r > resetMs - 2000 && r >= 0);
-        },
-      ),
-    );
-  });
-});
-
-describe('inFlightUncounted (the requests in flight a fixed window has not counted yet)', () => {
-  type Row = [string, { inFlight: number; limit: number; remaining: number; recent: number[] }, number];
-  const table: ReadonlyArray<Row> = [
-    [
-      'answers in order: every request in flight was sent after the one answered',
-      { inFlight: 2, limit: 7, remaining: 3, recent: [6, 5, 4, 3] },
-      2,
-    ],
-    [
-      'the answer of Remaining 2 still on its way: that request was counted, one left for us',
-      { inFlight: 1, limit: 7, remaining: 1, recent: [6, 5, 4, 3, 1] },
-      0,
-    ],
-    [
-      'three counted on their way (Remaining 5, 3 and 2), four in flight: one sent after',
-      { inFlight: 4, limit: 7, remaining: 1, recent: [6, 4, 1] },
-      1,
-    ],
-    [
-      'a later answer (Remaining 2) back before this one: the one in flight is Remaining 4, counted',
-      { inFlight: 1, limit: 7, remaining: 3, recent: [6, 5, 2, 3] },
-      0,
-    ],
-    [
-      'requests of an earlier window in flight are taken as uncounted (as before)',
-      { inFlight: 2, limit: 7, remaining: 6, recent: [6] },
-      2,
-    ],
-    ['nothing in flight', { inFlight: 0, limit: 7, remaining: 0, recent: [3, 2, 0] }, 0],
-    [
-      'more answers than the window counted (a vendor that is no fixed window): as before',
-      { inFlight: 2, limit: 7, remaining: 5, recent: [5, 5, 5, 6, 6] },
-      2,
-    ],
-  ];
-  for (const [label, input, want] of table)
-    it(label, () =>
-      assert.equal(inFlightUncounted({ ...input, answeredInWindow: input.recent.length }), want),
-    );
-
-  it('answers older than the recent ones count as back', () => {
-    // 40 answers of a 100-limit window, the last 3 kept: Remaining 60 now, 61 still on its way.
-    const n = inFlightUncounted({
-      inFlight: 2,
-      limit: 100,
-      remaining: 60,
-      answeredInWindow: 39,
-      recent: [63, 62, 60],
-    });
-    assert.equal(n, 1);
-  });
-
-  it('property: never more than in flight, never below zero', () => {
-    fc.assert(
-      fc.property(
-        fc.nat(50),
-        fc.integer({ min: 1, max: 100 }),
-        fc.nat(100),
-        fc.array(fc.nat(100), { maxLength: 50 }),
-        fc.nat(60),
-        (inFlight, limit, remaining, recent, older) => {
-          const n = inFlightUncounted({
-            inFlight,
-            limit,
-            remaining,
-            answeredInWindow: recent.length + older,
-            recent,
-          });
-          assert.ok(n >= 0 && n <= inFlight);
         },
       ),
     );

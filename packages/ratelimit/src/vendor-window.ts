@@ -78,37 +78,3 @@ export function resetByPhase(input: {
   }
   return resetMs;
 }
-
-/**
- * Of the requests in flight, those a fixed window's Remaining has not counted yet: the ones
- * sent after the request this answer is for. Answers come back out of order when round trips
- * vary (p99 600 ms against 143 ms between requests at 7/s): a request sent before the one
- * answered, still on its way back, was counted already, and taking Remaining net of it as well
- * counted it twice, so `Remaining: 1` with that one in flight read as nothing left and paused
- * until the reset, a request short of the window (7/s fixed window, X-RateLimit: 96.0 %).
- * In a fixed window each request counted takes one from Remaining: the window counted
- * `limit - remaining` up to this answer, and the answers seen in it at or above this Remaining
- * (this one included) are those of them back; the rest are in flight, counted. A pure decision,
- * tested as a table in vendor-window.test.ts.
- */
-export function inFlightUncounted(input: {
-  readonly inFlight: number;
-  readonly limit: number;
-  readonly remaining: number;
-  /** Answers that went through in this window so far, this one included. */
-  readonly answeredInWindow: number;
-  /**
-   * The Remaining of the last of them (up to `RECENT_ANSWERS`): an answer below this one's came
-   * back before it, so lately.
-   */
-  readonly recent: readonly number[];
-}): number {
-  const { inFlight, limit, remaining, answeredInWindow, recent } = input;
-  let later = 0;
-  for (const r of recent) if (r < remaining) later++;
-  const counted = Math.max(0, limit - remaining - (answeredInWindow - later));
-  return Math.max(0, inFlight - counted);
-}
-
-/** How many of a window's last answers inFlightUncounted looks at (answers overtaken so far back). */
-export const RECENT_ANSWERS = 64;
