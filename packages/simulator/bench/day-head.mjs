@@ -5,9 +5,10 @@
 //
 //   node --max-semi-space-size=64 packages/simulator/bench/day-head.mjs <root> 50000
 //
-// Instructions a claim, the same for both builds whatever else the machine is doing (the
-// difference of two lengths, so start-up cancels out; V8's --predictable runs GC on this
-// thread and in a fixed order):
+// Instructions a claim, repeatable whatever else the machine is doing (the difference of two
+// lengths, so start-up cancels out; V8's --predictable runs GC on this thread and in a fixed
+// order). Whether a mark-compact lands between the two lengths moves the figure by about
+// ±20,000: to compare two builds, add --initial-old-space-size=2000 to both, which keeps it out.
 //
 //   for n in 5000 15000; do valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.$n \
 //     node --predictable --max-semi-space-size=64 packages/simulator/bench/day-head.mjs <root> $n; done
