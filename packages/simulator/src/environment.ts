@@ -2,7 +2,13 @@
 // clock; `loopback`, real HTTP to the vendor model's handlers on 127.0.0.1; `target`, real HTTP
 // to a vendor's sandbox (no model: nothing is injected, nothing is known of its quota).
 import { type AbortSignalLike, type Clock, systemClock } from '@rxgate/ratelimit';
-import { functionTransport, type Transport, TransportError, undiciTransport } from '@rxgate/router';
+import {
+  functionTransport,
+  type Transport,
+  TransportError,
+  undiciTransport,
+  type WireResponse,
+} from '@rxgate/router';
 import { withPeer } from './optional-peer.js';
 import type { RunMode, RunOptions } from './run-types.js';
 import type { Scenario } from './scenario.js';
@@ -83,43 +89,34 @@ function virtualHandler(model: VendorModel, clock: Clock, readTimeoutMs: number)
     signal: AbortSignalLike,
   ) => {
     const action = model.handle(node.name as NodeName, req);
-    const wait = (ms: number): Promise<void> =>
-      new Promise((resolve, reject) => {
-        if (signal.aborted) {
-          reject(new TransportError('sent', 'ABORTED'));
-          return;
-        }
-        const timedOut = ms > readTimeoutMs;
-        const onAbort = () => {
-          timer.cancel();
-          reject(new TransportError('sent', 'ABORTED'));
-        };
-        const timer = clock.setTimer(Math.min(ms, readTimeoutMs), () => {
-          signal.removeEventListener('abort', onAbort);
-          if (timedOut) reject(new TransportError('sent', 'UND_ERR_HEADERS_TIMEOUT'));
-          else resolve();
-        });
-        signal.addEventListener('abort', onAbort, { once: true });
+    const ms = action.kind === 'hang' ? Number.POSITIVE_INFINITY : action.delayMs;
+    // One promise a request, settled by its timer with what the action says (an answer, a
+    // refusal, a reset), by the read timeout, or by an abort.
+    return new Promise<WireResponse>((resolve, reject) => {
+      if (signal.aborted) {
+        reject(new TransportError('sent', 'ABORTED'));
+        return;
+      }
+      const timedOut = ms > readTimeoutMs;
+      const onAbort = () => {
+        timer.cancel();
+        reject(new TransportError('sent', 'ABORTED'));
+      };
+      const timer = clock.setTimer(Math.min(ms, readTimeoutMs), () => {
+        signal.removeEventListener('abort', onAbort);
+        if (timedOut) reject(new TransportError('sent', 'UND_ERR_HEADERS_TIMEOUT'));
+        else if (action.kind === 'respond')
+          resolve({ status: action.status, headers: action.headers, body: action.body });
+        else reject(actionError(action.kind));
       });
-    switch (action.kind) {
-      case 'respond':
-        return wait(action.delayMs).then(() => ({
-          status: action.status,
-          headers: action.headers,
-          body: action.body,
-        }));
-      case 'refuse':
-        return wait(action.delayMs).then(() => {
-          throw new TransportError('not-sent', 'ECONNREFUSED');
-        });
-      case 'reset':
-        return wait(action.delayMs).then(() => {
-          throw new TransportError('sent', 'ECONNRESET');
-        });
-      case 'hang':
-        return wait(Number.POSITIVE_INFINITY).then(() => {
-          throw new TransportError('sent', 'UND_ERR_HEADERS_TIMEOUT');
-        });
-    }
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   };
+}
+
+/** What a request that met no answer meets: refused before it left, reset or hung after. */
+function actionError(kind: 'refuse' | 'reset' | 'hang'): TransportError {
+  if (kind === 'refuse') return new TransportError('not-sent', 'ECONNREFUSED');
+  if (kind === 'reset') return new TransportError('sent', 'ECONNRESET');
+  return new TransportError('sent', 'UND_ERR_HEADERS_TIMEOUT');
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { PhiOracle, sampleStride } from './phi-oracle.js';
+import { PhiOracle, sampleStride, serialise } from './phi-oracle.js';
 import { PhiScanner } from './phi-scan.js';
 
 describe('PhiOracle (plain substring search, independent of the scanner)', () => {
@@ -133,6 +133,42 @@ describe('PhiOracle (plain substring search, independent of the scanner)', () =>
         assert.equal(oracle.found.length, 1);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('serialise (the text the oracle searches)', () => {
+  // The definition: JSON.stringify with a replacer that writes a BigInt as its digits; the
+  // fast path asks JSON.stringify without a replacer first (the replacer was called per value).
+  const byReplacer = (v: unknown): string => {
+    if (typeof v === 'string') return v;
+    try {
+      return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x)) ?? String(v);
+    } catch {
+      return String(v);
+    }
+  };
+
+  it('is the replacer definition, for any value: BigInts, toJSON, undefined, circular (property)', () => {
+    const circular: Record<string, unknown> = { a: 1 };
+    circular.self = circular;
+    const value = fc.oneof(
+      fc.anything({
+        withBigInt: true,
+        withDate: true,
+        withMap: true,
+        withSet: true,
+        withNullPrototype: true,
+      }),
+      fc.bigInt().map((b) => ({ at: b, nested: [{ b }] })),
+      fc.bigInt().map((b) => ({ toJSON: () => b })),
+      fc.constantFrom(undefined, () => 1, Symbol('s'), circular, { a: undefined }),
+    );
+    fc.assert(
+      fc.property(value, (v) => {
+        assert.equal(serialise(v), byReplacer(v));
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -133,15 +133,22 @@ export function sampleStride(offered: number, perKind: number): number {
   return stride;
 }
 
-function serialise(text: unknown): string {
+/** The text the oracle searches for a value offered: a string as it is, anything else as JSON (BigInts as their digits). */
+export function serialise(text: unknown): string {
   return typeof text === 'string' ? text : safeStringify(text);
 }
 
 function safeStringify(v: unknown): string {
+  // Without a replacer first (one call of it per value made this the oracle's largest cost):
+  // the same text wherever there is no BigInt, and JSON.stringify throws where there is one.
   try {
-    return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x)) ?? String(v);
+    return JSON.stringify(v) ?? String(v);
   } catch {
-    return String(v);
+    try {
+      return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x)) ?? String(v);
+    } catch {
+      return String(v);
+    }
   }
 }
 

@@ -8,6 +8,7 @@ import type { FaultKind, Scenario } from './scenario.js';
 export type NodeName = 'primary' | 'fallback';
 
 const NONE_OPEN: readonly number[] = [];
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 // The claim fields the vendor reads: routing, product, price, and the duplicate rule's fields.
 const REVERSED = JSON.stringify({ '112-AN': 'A', '503-F3': 'REVERSED' });
@@ -58,7 +59,8 @@ interface Quota {
   remaining(now: number, scale: number): number;
   /** Takes one request; false when over quota. */
   take(now: number, scale: number): boolean;
-  headers(now: number, scale: number): Record<string, string>;
+  /** The quota's headers, written into `into` (after what it holds) and returned. */
+  headers(now: number, scale: number, into: Record<string, string>): Record<string, string>;
   /** Milliseconds until a request would be allowed again. */
   retryAfterMs(now: number, scale: number): number;
 }
@@ -179,8 +181,6 @@ export class VendorModel {
     const open = this.#openAt(t);
     const spike = this.#fault('latency-spike', node, open) !== undefined ? 5 : 1;
     const delayMs = logNormal(this.#random, v.latency.medianMs, v.latency.p99Ms) * spike;
-    const json = (status: number, body: unknown, headers: Record<string, string> = {}): VendorAction =>
-      this.#json(status, body, headers, delayMs);
 
     if (this.#fault('outage', node, open) !== undefined)
       return this.#net('refused', { kind: 'refuse', delayMs: Math.min(delayMs, 5) });
@@ -190,21 +190,28 @@ export class VendorModel {
         !req.body.includes('grant_type=client_credentials') ||
         !req.headers.authorization?.startsWith('Basic ')
       )
-        return json(401, { error: 'invalid_client' });
+        return this.#json(401, { error: 'invalid_client' }, NO_HEADERS, delayMs);
       const token = `tok-${node}-${++this.#tokenSeq}`;
       const ttl = v.tokenTtlSeconds ?? 300;
       this.#tokens.set(token, now + ttl * 1000);
-      return json(200, { access_token: token, token_type: 'Bearer', expires_in: ttl });
+      return this.#json(
+        200,
+        { access_token: token, token_type: 'Bearer', expires_in: ttl },
+        NO_HEADERS,
+        delayMs,
+      );
     }
-    if (!req.path.endsWith('/adjudicate')) return json(404, { error: 'not_found' });
+    if (!req.path.endsWith('/adjudicate'))
+      return this.#json(404, { error: 'not_found' }, NO_HEADERS, delayMs);
 
     const maintenance = this.#fault('503-maintenance', node, open);
     if (maintenance !== undefined) {
       const endsIn = this.#s.faults[maintenance]!.endMs - t;
-      return json(
+      return this.#json(
         503,
         { error: 'maintenance' },
         { 'retry-after': String(Math.max(1, Math.ceil(endsIn / 1000))) },
+        delayMs,
       );
     }
     if (v.tokenTtlSeconds !== undefined) {
@@ -214,7 +221,7 @@ export class VendorModel {
       const revoked = this.#revokedBefore(node, t);
       const issuedAt = expiresAt === undefined ? 0 : expiresAt - v.tokenTtlSeconds * 1000 - this.#start;
       if (expiresAt === undefined || now >= expiresAt || (revoked !== undefined && issuedAt < revoked))
-        return json(401, { error: 'token_expired' });
+        return this.#json(401, { error: 'token_expired' }, NO_HEADERS, delayMs);
     }
 
     // The quota: a storm shrinks it; 503-throttle answers the excess with a 503.
@@ -228,20 +235,27 @@ export class VendorModel {
           ? new Date(now + wait + 999).toUTCString()
           : String(Math.max(1, Math.ceil(wait / 1000)));
       const headers = {
-        ...quota.headers(now, storm),
+        ...quota.headers(now, storm, {}),
         'retry-after': retryAfter,
         date: new Date(now).toUTCString(),
       };
-      return json(this.#fault('503-throttle', node, open) !== undefined ? 503 : 429, {}, headers);
+      return this.#json(
+        this.#fault('503-throttle', node, open) !== undefined ? 503 : 429,
+        {},
+        headers,
+        delayMs,
+      );
     }
-    const quotaHeaders = quota.headers(now, storm);
+    // The answer's headers, content type first: the 200 answer sends them as they are (the
+    // error answers' own copy puts the content type first again, the same headers in the same order).
+    const quotaHeaders = quota.headers(now, storm, { 'content-type': 'application/json' });
 
     const key = req.headers['idempotency-key'] ?? '';
     const store = this.#storeOf(node);
     const stored = store.get(key);
     const gateway = this.#fault('gateway-timeout', node, open) !== undefined;
     if (stored !== undefined && gateway)
-      return json(this.#random() < 0.7 ? 504 : 502, { error: 'gateway' }, quotaHeaders);
+      return this.#json(this.#random() < 0.7 ? 504 : 502, { error: 'gateway' }, quotaHeaders, delayMs);
     if (stored !== undefined) {
       this.#count('200');
       return {
@@ -256,9 +270,19 @@ export class VendorModel {
     if (this.#fault('timeout', node, open) !== undefined) return this.#net('hang', { kind: 'hang' });
     if (this.#fault('reset', node, open) !== undefined) return this.#net('reset', { kind: 'reset', delayMs });
     if (this.#fault('server-error', node, open) !== undefined)
-      return json([500, 502, 504][Math.floor(this.#random() * 3)]!, { error: 'server' }, quotaHeaders);
+      return this.#json(
+        [500, 502, 504][Math.floor(this.#random() * 3)]!,
+        { error: 'server' },
+        quotaHeaders,
+        delayMs,
+      );
     if (this.#fault('host-error', node, open) !== undefined)
-      return json(200, { '112-AN': 'R', '511-FB': [this.#random() < 0.5 ? '92' : '95'] }, quotaHeaders);
+      return this.#json(
+        200,
+        { '112-AN': 'R', '511-FB': [this.#random() < 0.5 ? '92' : '95'] },
+        quotaHeaders,
+        delayMs,
+      );
 
     // The four fields it needs, read without building the claim; anything unusual goes to JSON.parse.
     let claim: Readonly<Record<string, unknown>> | undefined = readFlatObject(req.body, READ_FIELDS);
@@ -266,16 +290,16 @@ export class VendorModel {
       try {
         claim = JSON.parse(req.body) as Record<string, unknown>;
       } catch {
-        return json(400, { error: 'invalid', field: '(body)' }, quotaHeaders);
+        return this.#json(400, { error: 'invalid', field: '(body)' }, quotaHeaders, delayMs);
       }
       if (typeof claim !== 'object' || claim === null)
-        return json(400, { error: 'invalid', field: '(body)' }, quotaHeaders);
+        return this.#json(400, { error: 'invalid', field: '(body)' }, quotaHeaders, delayMs);
     }
     if (this.#unknownRoutes.size > 0 && this.#unknownRoutes.has(`${claim['101-A1']}/${claim['104-A4']}`))
-      return json(404, { error: 'unknown_route', field: '104-A4' }, quotaHeaders);
+      return this.#json(404, { error: 'unknown_route', field: '104-A4' }, quotaHeaders, delayMs);
     const productId = String(claim['407-D7']);
     if (this.#unknownProducts.has(productId))
-      return json(404, { error: 'unknown_product', field: '407-D7' }, quotaHeaders);
+      return this.#json(404, { error: 'unknown_product', field: '407-D7' }, quotaHeaders, delayMs);
 
     const identity = `${claim['101-A1']}|${claim['104-A4']}|${claim['201-B1']}|${claim['402-D2']}|${claim['403-D3']}|${claim['401-D1']}`;
     // Read once, the key is one flat string, not the five joins of its template, in the map of
@@ -300,7 +324,8 @@ export class VendorModel {
     }
     store.set(key, answer);
     // It paid (or rejected); its gateway gave up waiting and says so.
-    if (gateway) return json(this.#random() < 0.7 ? 504 : 502, { error: 'gateway' }, quotaHeaders);
+    if (gateway)
+      return this.#json(this.#random() < 0.7 ? 504 : 502, { error: 'gateway' }, quotaHeaders, delayMs);
     // It paid; now it may lose the answer.
     if (this.#fault('ambiguous-commit', node, open) !== undefined)
       return this.#net('reset', this.#random() < 0.5 ? { kind: 'reset', delayMs } : { kind: 'hang' });
@@ -308,7 +333,7 @@ export class VendorModel {
     return {
       kind: 'respond',
       status: 200,
-      headers: { 'content-type': 'application/json', ...quotaHeaders },
+      headers: quotaHeaders,
       body: answer,
       delayMs,
     };
@@ -418,19 +443,18 @@ function makeQuota(q: Scenario['vendor']['quota'], start: number): Quota {
         used++;
         return true;
       },
-      headers: (now, scale) => {
+      headers: (now, scale, into) => {
         roll(now);
         const limit = limitOf(scale);
         const remaining = Math.max(0, limit - used);
         const reset = Math.max(0, Math.ceil(resetSeconds(now)));
-        return {
-          'x-ratelimit-limit': String(limit),
-          'x-ratelimit-remaining': String(remaining),
-          // Fractional seconds, as vendors with short windows send them; IETF `t` is whole seconds.
-          'x-ratelimit-reset': resetSeconds(now).toFixed(3),
-          'ratelimit-policy': `"default";q=${limit};w=${Math.max(1, Math.round(q.windowMs / 1000))}`,
-          ratelimit: `"default";r=${remaining};t=${reset}`,
-        };
+        into['x-ratelimit-limit'] = String(limit);
+        into['x-ratelimit-remaining'] = String(remaining);
+        // Fractional seconds, as vendors with short windows send them; IETF `t` is whole seconds.
+        into['x-ratelimit-reset'] = resetSeconds(now).toFixed(3);
+        into['ratelimit-policy'] = `"default";q=${limit};w=${Math.max(1, Math.round(q.windowMs / 1000))}`;
+        into.ratelimit = `"default";r=${remaining};t=${reset}`;
+        return into;
       },
       retryAfterMs: (now) => Math.max(0, windowStart + q.windowMs - now),
     };
@@ -454,14 +478,13 @@ function makeQuota(q: Scenario['vendor']['quota'], start: number): Quota {
       tokens -= 1;
       return true;
     },
-    headers: (now, scale) => {
+    headers: (now, scale, into) => {
       refill(now, scale);
       const cap = capacity(scale);
-      return {
-        'x-ratelimit-limit': String(cap),
-        'x-ratelimit-remaining': String(Math.floor(tokens)),
-        'x-ratelimit-reset': String(Math.ceil((cap - tokens) / (q.ratePerSecond * scale))),
-      };
+      into['x-ratelimit-limit'] = String(cap);
+      into['x-ratelimit-remaining'] = String(Math.floor(tokens));
+      into['x-ratelimit-reset'] = String(Math.ceil((cap - tokens) / (q.ratePerSecond * scale)));
+      return into;
     },
     retryAfterMs: (_now, scale) => Math.max(0, ((1 - tokens) / (q.ratePerSecond * scale)) * 1000),
   };
