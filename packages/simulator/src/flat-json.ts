@@ -38,14 +38,28 @@ export function readFlatObject(
   if (at(text, i) !== C_OPENBRACE) return undefined;
   i = skip(text, i + 1);
   if (at(text, i) === C_CLOSEBRACE) return skip(text, i + 1) === n ? out : undefined;
+  const hashes = hashesOf(wanted);
   for (;;) {
     if (at(text, i) !== C_QUOTE) return undefined;
     const keyStart = i + 1;
-    const keyEnd = stringEnd(text, keyStart);
+    // The key's end, as stringEnd finds it, and its hash on the way: a wanted key is compared
+    // only where its hash is the key's (a startsWith a wanted key a key was most of this).
+    let keyEnd = -1;
+    let h = 0;
+    for (let j = keyStart; j < n; j++) {
+      const c = text.charCodeAt(j);
+      if (c === C_QUOTE) {
+        keyEnd = j;
+        break;
+      }
+      if (c === C_BACKSLASH || c < C_SPACE) return undefined;
+      h = (Math.imul(h, 31) + c) | 0;
+    }
     if (keyEnd < 0) return undefined;
     let want: string | undefined;
-    for (const w of wanted) {
-      if (w.length === keyEnd - keyStart && text.startsWith(w, keyStart)) {
+    for (let k = 0; k < wanted.length; k++) {
+      const w = wanted[k]!;
+      if (hashes[k] === h && w.length === keyEnd - keyStart && text.startsWith(w, keyStart)) {
         want = w;
         break;
       }
@@ -83,6 +97,30 @@ export function readFlatObject(
     else if (sep === C_CLOSEBRACE) return skip(text, i + 1) === n ? out : undefined;
     else return undefined;
   }
+}
+
+/** The hash readFlatObject computes of a key, of each wanted key. */
+function keyHash(key: string): number {
+  let h = 0;
+  for (let j = 0; j < key.length; j++) h = (Math.imul(h, 31) + key.charCodeAt(j)) | 0;
+  return h;
+}
+
+// The wanted keys' hashes, by wanted list (its keys kept to see that it did not change since).
+const hashCache = new WeakMap<readonly string[], { keys: string[]; hashes: Int32Array }>();
+
+function hashesOf(wanted: readonly string[]): Int32Array {
+  let e = hashCache.get(wanted);
+  if (e !== undefined && sameKeys(e.keys, wanted)) return e.hashes;
+  e = { keys: [...wanted], hashes: Int32Array.from(wanted, keyHash) };
+  hashCache.set(wanted, e);
+  return e.hashes;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function skip(text: string, i: number): number {
