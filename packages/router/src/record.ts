@@ -129,13 +129,16 @@ export class Recorder {
   /** A decision of the router about one claim (`wait:throttled`, `failover:transient`, …). */
   decision(s: Subject, path: string[], decision: string, extra?: Partial<Mutable<AuditRecord>>): void {
     path.push(decision);
-    if (this.#heard('decision'))
-      this.emit({
+    if (this.#heard('decision')) {
+      // Built field by field, not spread: one object a decision, not three.
+      const e: Mutable<Extract<RouterEvent, { type: 'decision' }>> = {
         type: 'decision',
         correlationId: s.correlationId,
         decision,
-        ...(extra?.waitMs === undefined ? {} : { waitMs: extra.waitMs }),
-      });
+      };
+      if (extra?.waitMs !== undefined) e.waitMs = extra.waitMs;
+      this.emit(e);
+    }
     if (decision.startsWith('wait:') && extra?.waitMs !== undefined)
       (s.lane === 'pos' ? this.#waits.pos : this.#waits.batch).observe(extra.waitMs);
     const record: Mutable<AuditRecord> = {
@@ -166,16 +169,18 @@ export class Recorder {
     }
     if (verdict.kind === 'throttled') nm.throttled.inc();
     if (verdict.kind === 'transient' || verdict.kind === 'ambiguous') nm.backoffs.inc();
-    if (this.#heard('attempt'))
-      this.emit({
+    if (this.#heard('attempt')) {
+      const e: Mutable<Extract<RouterEvent, { type: 'attempt' }>> = {
         type: 'attempt',
         correlationId: s.correlationId,
         node,
         attempt,
         verdict: verdict.kind,
         latencyMs,
-        ...(verdict.status === undefined ? {} : { status: verdict.status }),
-      });
+      };
+      if (verdict.status !== undefined) e.status = verdict.status;
+      this.emit(e);
+    }
     const record: Mutable<AuditRecord> = {
       at,
       correlationId: s.correlationId,
