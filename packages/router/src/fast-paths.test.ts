@@ -16,7 +16,7 @@ import {
   wireBody,
 } from './claim.js';
 import { CLAIM_FIELDS, type ClaimField } from './claim-fields.js';
-import { hmacSha256, idempotencyKey, idempotencyKeyer } from './idempotency.js';
+import { hmacSha256, idempotencyKey, idempotencyKeyer, identityText } from './idempotency.js';
 import type { SubmitOptions } from './options.js';
 import { Phi } from './phi.js';
 import { ClaimSignal, toAbortSignal } from './signal.js';
@@ -45,6 +45,29 @@ describe('the idempotency key', () => {
     const expected = `rx1_${createHmac('sha256', SECRET).update(message).digest('base64url').slice(0, 32)}`;
     assert.equal(idempotencyKey(claim, SECRET), expected);
     assert.equal(idempotencyKeyer(SECRET)(claim), expected);
+  });
+});
+
+describe('identityText', () => {
+  it('is the template it was written as, for any field values, missing and null included (property)', () => {
+    const value = fc.oneof(fc.string(), fc.integer(), fc.constantFrom(undefined, null));
+    const names = [
+      'transactionCode',
+      'bin',
+      'pcn',
+      'serviceProviderId',
+      'prescriptionNumber',
+      'fillNumber',
+      'dateOfService',
+    ] as const;
+    fc.assert(
+      fc.property(fc.tuple(...names.map(() => value)), (values) => {
+        const c = Object.fromEntries(names.map((n, i) => [n, values[i]])) as Record<string, unknown>;
+        const byTemplate = `${c.transactionCode}\u001f${c.bin}\u001f${c.pcn}\u001f${c.serviceProviderId}\u001f${c.prescriptionNumber}\u001f${c.fillNumber}\u001f${c.dateOfService}`;
+        assert.equal(identityText(c as unknown as CanonicalClaim), byTemplate);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
@@ -163,7 +186,35 @@ describe('wireBody and decimalFixed', () => {
   });
 
   it('wireBody is exactly JSON.stringify(toWire(claim)), for any field values (property)', () => {
-    const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 20 });
+    // Any code units, and text made of those on either side of what JSON writes as is (the
+    // quote, the backslash, controls, DEL, non-ASCII, lone surrogates): any text draws those
+    // too seldom to hold the plain-text check to JSON.stringify.
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }),
+      fc.string({
+        unit: fc.constantFrom(
+          '"',
+          '\\',
+          '\u0000',
+          '\u001f',
+          ' ',
+          '!',
+          '#',
+          '[',
+          ']',
+          '~',
+          '\u007f',
+          '\u00e9',
+          '\u2028',
+          '\ud800',
+          '\udc00',
+          'A',
+          '0',
+        ),
+        minLength: 1,
+        maxLength: 20,
+      }),
+    );
     fc.assert(
       fc.property(
         fc.record(
@@ -208,6 +259,59 @@ describe('wireBody and decimalFixed', () => {
         },
       ),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('fastCheck and the RegExps it is written from', () => {
+  // The definitions the hand-written checks replaced, format by format.
+  const byRegExp = (f: ClaimField): ((v: unknown) => boolean) | undefined => {
+    const t = f.format;
+    if (t.kind === 'digits') {
+      const re = new RegExp(t.upTo ? `^\\d{1,${t.length}}$` : `^\\d{${t.length}}$`);
+      return (v) => typeof v === 'string' && re.test(v);
+    }
+    if (t.kind === 'decimal') {
+      const re = new RegExp(`^\\d{1,9}(\\.\\d{1,${t.scale}})?$`);
+      return (v) => typeof v === 'string' && re.test(v);
+    }
+    if (t.kind === 'text')
+      return (v) =>
+        typeof v === 'string' && v.length >= 1 && v.length <= t.max && v.trim() === v && !/\p{Cs}/u.test(v);
+    return undefined;
+  };
+  const checked = CLAIM_FIELDS.flatMap((f) => {
+    const slow = byRegExp(f);
+    return slow === undefined ? [] : [{ code: f.code, fast: fastCheck(f), slow }];
+  });
+
+  it('digits, decimals and text: the check of each field is its RegExp definition, on text at their edges (property)', () => {
+    // Digits and their neighbours, the dot, spaces, surrogates paired and alone, other letters.
+    const unit = fc.constantFrom(
+      '0',
+      '5',
+      '9',
+      '/',
+      ':',
+      '.',
+      ' ',
+      '\u00a0',
+      'A',
+      '\ud83d',
+      '\ude00',
+      '\udc00',
+    );
+    const value = fc.oneof(
+      fc.string({ unit, maxLength: 14 }),
+      fc.string({ unit, minLength: 30, maxLength: 40 }),
+      fc.stringMatching(/^\d{1,12}(\.\d{0,5})?$/),
+      fc.constantFrom(undefined, null, 7, '', '\ud83d\ude00'),
+    );
+    fc.assert(
+      fc.property(value, (v) => {
+        for (const c of checked) assert.equal(c.fast(v), c.slow(v), `${c.code}: ${JSON.stringify(v)}`);
+      }),
+      { numRuns: 5000 },
     );
   });
 });

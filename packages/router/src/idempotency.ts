@@ -9,7 +9,18 @@ import type { CanonicalClaim } from './claim.js';
  * adjudicated. The identity carries no PHI at all.
  */
 export function identityText(claim: CanonicalClaim): string {
-  return `${claim.transactionCode}\u001f${claim.bin}\u001f${claim.pcn}\u001f${claim.serviceProviderId}\u001f${claim.prescriptionNumber}\u001f${claim.fillNumber}\u001f${claim.dateOfService}`;
+  // Joined, not a template: one flat string, where twelve concatenations made a tree of pieces
+  // that the MAC then flattened. `?? String(…)`: a template writes a missing value as
+  // `undefined` (or `null`), where join writes nothing; the key of such a claim stays the same.
+  return [
+    claim.transactionCode ?? String(claim.transactionCode),
+    claim.bin ?? String(claim.bin),
+    claim.pcn ?? String(claim.pcn),
+    claim.serviceProviderId ?? String(claim.serviceProviderId),
+    claim.prescriptionNumber ?? String(claim.prescriptionNumber),
+    claim.fillNumber ?? String(claim.fillNumber),
+    claim.dateOfService ?? String(claim.dateOfService),
+  ].join('\u001f');
 }
 
 /**
