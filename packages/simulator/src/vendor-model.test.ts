@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseScenario, type ScenarioInput } from './scenario.js';
-import { type NodeName, type VendorAction, VendorModel } from './vendor-model.js';
+import { type NodeName, paymentIdentity, type VendorAction, VendorModel } from './vendor-model.js';
 import { VirtualClock } from './virtual-clock.js';
 
 const START = Date.parse('2026-12-01T08:00:00Z');
@@ -220,5 +220,26 @@ describe('the vendor model and the claim life: reversals by content', () => {
     // Paid again under another key while the rebill stands: two payments at once.
     assert.equal(body(send(model, 'k2', claimBody('900')))['112-AN'], 'P');
     assert.equal(model.paidTwice.size, 1);
+  });
+});
+
+describe('paymentIdentity', () => {
+  it('is the template it replaced, for any field values, missing and null included (property)', () => {
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constantFrom(undefined, null),
+      fc.array(fc.string(), { maxLength: 2 }),
+    );
+    const codes = ['101-A1', '104-A4', '201-B1', '402-D2', '403-D3', '401-D1', '407-D7'];
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom(...codes), value), (claim) => {
+        const byTemplate = `${claim['101-A1']}|${claim['104-A4']}|${claim['201-B1']}|${claim['402-D2']}|${claim['403-D3']}|${claim['401-D1']}`;
+        assert.equal(paymentIdentity(claim), byTemplate);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -301,10 +301,7 @@ export class VendorModel {
     if (this.#unknownProducts.has(productId))
       return this.#json(404, { error: 'unknown_product', field: '407-D7' }, quotaHeaders, delayMs);
 
-    const identity = `${claim['101-A1']}|${claim['104-A4']}|${claim['201-B1']}|${claim['402-D2']}|${claim['403-D3']}|${claim['401-D1']}`;
-    // Read once, the key is one flat string, not the five joins of its template, in the map of
-    // payments the model keeps all day.
-    identity.charCodeAt(0);
+    const identity = paymentIdentity(claim);
     let answer: string;
     if (claim['103-A3'] === 'B2') {
       // A reversal undoes a payment by content; of a claim not paid: 87, reversal not processed.
@@ -420,6 +417,22 @@ export class VendorModel {
   }
 }
 
+/**
+ * The NCPDP duplicate rule's fields of a claim (BIN|PCN|NPI|Rx|fill|date of service), the key
+ * of the payments by content: `${a}|${b}|…`, joined (one flat string in the map of payments kept
+ * all day, not the tree of pieces of a template; a missing field is `undefined`, as there).
+ */
+export function paymentIdentity(claim: Readonly<Record<string, unknown>>): string {
+  return [
+    claim['101-A1'] ?? String(claim['101-A1']),
+    claim['104-A4'] ?? String(claim['104-A4']),
+    claim['201-B1'] ?? String(claim['201-B1']),
+    claim['402-D2'] ?? String(claim['402-D2']),
+    claim['403-D3'] ?? String(claim['403-D3']),
+    claim['401-D1'] ?? String(claim['401-D1']),
+  ].join('|');
+}
+
 function makeQuota(q: Scenario['vendor']['quota'], start: number): Quota {
   if (q.kind === 'window') {
     let windowStart = start;
@@ -432,6 +445,9 @@ function makeQuota(q: Scenario['vendor']['quota'], start: number): Quota {
     };
     const limitOf = (scale: number) => Math.max(1, Math.floor(q.limit * scale));
     const resetSeconds = (now: number) => (windowStart + q.windowMs - now) / 1000;
+    // The policy header changes only with the limit (a storm's): made again only then.
+    let policyLimit = -1;
+    let policy = '';
     return {
       remaining: (now, scale) => {
         roll(now);
@@ -452,7 +468,11 @@ function makeQuota(q: Scenario['vendor']['quota'], start: number): Quota {
         into['x-ratelimit-remaining'] = String(remaining);
         // Fractional seconds, as vendors with short windows send them; IETF `t` is whole seconds.
         into['x-ratelimit-reset'] = resetSeconds(now).toFixed(3);
-        into['ratelimit-policy'] = `"default";q=${limit};w=${Math.max(1, Math.round(q.windowMs / 1000))}`;
+        if (limit !== policyLimit) {
+          policyLimit = limit;
+          policy = `"default";q=${limit};w=${Math.max(1, Math.round(q.windowMs / 1000))}`;
+        }
+        into['ratelimit-policy'] = policy;
         into.ratelimit = `"default";r=${remaining};t=${reset}`;
         return into;
       },
