@@ -1,5 +1,6 @@
 import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
+import { jitterMargin } from './jitter-margin.js';
 import type { QuotaSignal } from './quota-signal.js';
 import { RemainingOnlyRate } from './remaining-only.js';
 import { bareThrottle, throttleCut } from './retry-after-rate.js';
@@ -48,7 +49,9 @@ export interface AdaptiveOptions {
   readonly maxPauseMs?: number;
   /**
    * The share of the vendor's advertised rate to aim at: a little under it, so arrival jitter
-   * does not fill a sliding window.
+   * does not fill a sliding window. Throttles at a steady pace under the advertised rate say
+   * the path's jitter needs more: from the second within a minute, each takes a point off (to
+   * 0.95 at most), and a point comes back after 5 minutes without one (see jitterMargin).
    * @default 0.99
    */
   readonly targetShare?: number;
@@ -132,6 +135,12 @@ export interface ObserveResult {
 // per 10 s, bare 429, 86-90 %); an answer slower than this costs a throttle or two more.
 const PROBE_ALONE_MS = 500;
 
+// How long a pace must have held before a throttle at it says the margin is too thin (five
+// windows at least): a throttle soon after a pause, or while the vendor's rate was still being
+// read, says something else (a virtual run without jitter, held-out seed 1: a step on such
+// throttles cost 97-98 % cells a point, 101 -> 97 of 120 header cells).
+const STEADY_MS = 5000;
+
 const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0;
 
 /**
@@ -142,6 +151,8 @@ const finite = (x: number | undefined): x is number => x !== undefined && Number
  *   window; a sliding log's, the time until its oldest request leaves; a token bucket's, its
  *   time to full), a little under it (`targetShare`), capped by `maxRatePerSecond`. Otherwise
  *   the configured rate.
+ * - The margin under that rate is learned: throttles at a steady pace under it say the path's
+ *   jitter needs more (jitterMargin).
  * - Remaining is a budget: the level never holds more tokens than the vendor has left minus
  *   the requests already in flight (they will spend it).
  * - Nothing is given back at a reset: a pause (`Remaining: 0` until the reset, or a
@@ -181,6 +192,12 @@ export class RateController {
   // A vendor with Remaining and no reset: its rate read from how Remaining moves.
   #remainingOnly: RemainingOnlyRate | undefined;
   #pausedTill = Number.NEGATIVE_INFINITY;
+  // The share of the vendor's advertised rate aimed at, learned from throttles (jitterMargin),
+  // when it last moved, and since when the vendor's rate is known.
+  #share: number;
+  #shareMovedAt = Number.NEGATIVE_INFINITY;
+  #marginThrottleAt = Number.NEGATIVE_INFINITY;
+  #vendorRateSince: number | undefined;
   // Whether this vendor's `Remaining: 0` means full until its reset (see #zeroIsFull).
   #zeroFull: boolean | undefined;
   #zeroCheckAt = Number.POSITIVE_INFINITY;
@@ -208,6 +225,7 @@ export class RateController {
     this.#level = level;
     this.#o = options;
     this.#climbMs = options.recoverMs;
+    this.#share = options.targetShare;
     this.#current = Math.min(level.ratePerSecond, options.maxRatePerSecond);
     this.#minRate = Math.min(options.minRatePerSecond ?? level.ratePerSecond / 20, this.#current);
   }
@@ -231,7 +249,7 @@ export class RateController {
   #ceiling(): number {
     let c = this.#level.ratePerSecond;
     if (this.#limit !== undefined && this.#windowMs > 0)
-      c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#o.targetShare;
+      c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#share;
     else if (this.#remainingOnly?.rate !== undefined) c = this.#remainingOnly.rate;
     return Math.min(c, this.#o.maxRatePerSecond);
   }
@@ -260,6 +278,7 @@ export class RateController {
       this.#lastResetMs = resetMs;
       phaseResetMs = resetByPhase({ resetMs, now, windowMs: this.#windowMs, beganAt: this.#beganAt });
     }
+    this.#learnMargin(signal.throttled === true, now);
     let pauseFor: number | undefined;
     if (hasRemaining) {
       // Requests in flight will spend what the vendor says is left: no whole token beyond that.
@@ -387,6 +406,36 @@ export class RateController {
       ...(change ? { change } : {}),
       ...(pausedUntil === undefined ? {} : { pausedUntil }),
     };
+  }
+
+  // A throttle at a pace under the vendor's advertised rate widens the margin under it; a long
+  // stretch without one narrows it again (see jitterMargin).
+  #learnMargin(throttled: boolean, now: number): void {
+    const limit = this.#limit;
+    if (limit === undefined || this.#windowMs <= 0) return;
+    const windowMs = roundWindow(this.#windowMs);
+    const vendorRate = (limit * 1000) / windowMs;
+    this.#vendorRateSince ??= now;
+    // Steady at a pace under the vendor's rate for a while: its rate known, no pause, no climb.
+    const steadyMs = Math.max(STEADY_MS, 5 * windowMs);
+    const throttledUnder =
+      throttled &&
+      !this.#recovering &&
+      now - this.#vendorRateSince >= steadyMs &&
+      now - this.#pausedTill >= steadyMs &&
+      this.#current <= vendorRate * this.#o.targetShare * (1 + 1e-9);
+    ({
+      share: this.#share,
+      movedAt: this.#shareMovedAt,
+      lastAt: this.#marginThrottleAt,
+    } = jitterMargin({
+      share: this.#share,
+      targetShare: this.#o.targetShare,
+      movedAt: this.#shareMovedAt,
+      lastAt: this.#marginThrottleAt,
+      now,
+      throttledUnder,
+    }));
   }
 
   // Does `Remaining: 0` on an answer that went through mean nothing more until the reset? In
