@@ -1,6 +1,6 @@
 import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
-import { jitterMargin } from './jitter-margin.js';
+import { jitterMargin, steadyThrottle } from './jitter-margin.js';
 import type { QuotaSignal } from './quota-signal.js';
 import { RemainingOnlyRate } from './remaining-only.js';
 import { bareThrottle, throttleCut } from './retry-after-rate.js';
@@ -49,9 +49,11 @@ export interface AdaptiveOptions {
   readonly maxPauseMs?: number;
   /**
    * The share of the vendor's advertised rate to aim at: a little under it, so arrival jitter
-   * does not fill a sliding window. Throttles at a steady pace under the advertised rate say
-   * the path's jitter needs more: from the second within a minute, each takes a point off (to
-   * 0.95 at most), and a point comes back after 5 minutes without one (see jitterMargin).
+   * does not fill a sliding window. For a vendor that advertises its limit and window, the
+   * share is learned from there: throttles at a steady pace under the advertised rate say the
+   * path's jitter needs more; from the second within a minute, each takes a point off (to 0.95
+   * at most; a configured share under that is never lowered), and each 5 minutes without any
+   * throttle give a point back (see jitterMargin).
    * @default 0.99
    */
   readonly targetShare?: number;
@@ -135,12 +137,6 @@ export interface ObserveResult {
 // per 10 s, bare 429, 86-90 %); an answer slower than this costs a throttle or two more.
 const PROBE_ALONE_MS = 500;
 
-// How long a pace must have held before a throttle at it says the margin is too thin (five
-// windows at least): a throttle soon after a pause, or while the vendor's rate was still being
-// read, says something else (a virtual run without jitter, held-out seed 1: a step on such
-// throttles cost 97-98 % cells a point, 101 -> 97 of 120 header cells).
-const STEADY_MS = 5000;
-
 const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0;
 
 /**
@@ -197,7 +193,10 @@ export class RateController {
   #share: number;
   #shareMovedAt = Number.NEGATIVE_INFINITY;
   #marginThrottleAt = Number.NEGATIVE_INFINITY;
-  #vendorRateSince: number | undefined;
+  #lastThrottleAt = Number.NEGATIVE_INFINITY;
+  // Since when the pace is steady (see steadyThrottle), and the vendor's rate it was read at.
+  #steadySince = Number.NEGATIVE_INFINITY;
+  #steadyRate: number | undefined;
   // Whether this vendor's `Remaining: 0` means full until its reset (see #zeroIsFull).
   #zeroFull: boolean | undefined;
   #zeroCheckAt = Number.POSITIVE_INFINITY;
@@ -408,22 +407,28 @@ export class RateController {
     };
   }
 
-  // A throttle at a pace under the vendor's advertised rate widens the margin under it; a long
-  // stretch without one narrows it again (see jitterMargin).
+  // A throttle at a steady pace under the vendor's advertised rate widens the margin under it;
+  // a long stretch without a throttle narrows it again (see jitterMargin, steadyThrottle).
   #learnMargin(throttled: boolean, now: number): void {
     const limit = this.#limit;
     if (limit === undefined || this.#windowMs <= 0) return;
     const windowMs = roundWindow(this.#windowMs);
     const vendorRate = (limit * 1000) / windowMs;
-    this.#vendorRateSince ??= now;
-    // Steady at a pace under the vendor's rate for a while: its rate known, no pause, no climb.
-    const steadyMs = Math.max(STEADY_MS, 5 * windowMs);
-    const throttledUnder =
-      throttled &&
-      !this.#recovering &&
-      now - this.#vendorRateSince >= steadyMs &&
-      now - this.#pausedTill >= steadyMs &&
-      this.#current <= vendorRate * this.#o.targetShare * (1 + 1e-9);
+    // The pace is steady from the latest of: the vendor's rate as read now, a pause's end, a climb's end.
+    if (vendorRate !== this.#steadyRate) {
+      this.#steadyRate = vendorRate;
+      this.#steadySince = now;
+    }
+    if (this.#recovering) this.#steadySince = now;
+    const throttledUnder = steadyThrottle({
+      throttled,
+      now,
+      windowMs,
+      steadySince: Math.max(this.#steadySince, this.#pausedTill),
+      lastAt: this.#marginThrottleAt,
+      ratePerSecond: this.#current,
+      underPerSecond: vendorRate * this.#o.targetShare,
+    });
     ({
       share: this.#share,
       movedAt: this.#shareMovedAt,
@@ -433,9 +438,12 @@ export class RateController {
       targetShare: this.#o.targetShare,
       movedAt: this.#shareMovedAt,
       lastAt: this.#marginThrottleAt,
+      lastThrottleAt: this.#lastThrottleAt,
       now,
+      throttled,
       throttledUnder,
     }));
+    if (throttled) this.#lastThrottleAt = now;
   }
 
   // Does `Remaining: 0` on an answer that went through mean nothing more until the reset? In

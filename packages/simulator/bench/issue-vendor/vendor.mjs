@@ -17,7 +17,8 @@ const byKey = new Map();
 const paidAt = [];
 let requests = 0,
   throttled = 0;
-// TRACE=<file>: one line a request (arrival ms, status, requests in the window after it).
+// TRACE=<file>: one line a request (arrival ms, status, requests in the window after it, and
+// the age in ms of the oldest of them).
 const trace = process.env.TRACE ? [] : undefined;
 const quotaHeaders = (now) => {
   while (log.length && log[0] <= now - WINDOW) log.shift();
