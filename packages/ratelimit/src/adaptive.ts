@@ -1,5 +1,6 @@
 import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
+import { jitterMargin, steadyThrottle } from './jitter-margin.js';
 import type { QuotaSignal } from './quota-signal.js';
 import { RemainingOnlyRate } from './remaining-only.js';
 import { bareThrottle, throttleCut } from './retry-after-rate.js';
@@ -48,7 +49,11 @@ export interface AdaptiveOptions {
   readonly maxPauseMs?: number;
   /**
    * The share of the vendor's advertised rate to aim at: a little under it, so arrival jitter
-   * does not fill a sliding window.
+   * does not fill a sliding window. For a vendor that advertises its limit and window, the
+   * share is learned from there: throttles at a steady pace under the advertised rate say the
+   * path's jitter needs more; from the second within a minute, each takes a point off (to 0.95
+   * at most; a configured share under that is never lowered), and each 5 minutes without any
+   * throttle give a point back (see jitterMargin).
    * @default 0.99
    */
   readonly targetShare?: number;
@@ -142,6 +147,8 @@ const finite = (x: number | undefined): x is number => x !== undefined && Number
  *   window; a sliding log's, the time until its oldest request leaves; a token bucket's, its
  *   time to full), a little under it (`targetShare`), capped by `maxRatePerSecond`. Otherwise
  *   the configured rate.
+ * - The margin under that rate is learned: throttles at a steady pace under it say the path's
+ *   jitter needs more (jitterMargin).
  * - Remaining is a budget: the level never holds more tokens than the vendor has left minus
  *   the requests already in flight (they will spend it).
  * - Nothing is given back at a reset: a pause (`Remaining: 0` until the reset, or a
@@ -181,6 +188,15 @@ export class RateController {
   // A vendor with Remaining and no reset: its rate read from how Remaining moves.
   #remainingOnly: RemainingOnlyRate | undefined;
   #pausedTill = Number.NEGATIVE_INFINITY;
+  // The share of the vendor's advertised rate aimed at, learned from throttles (jitterMargin),
+  // when it last moved, and since when the vendor's rate is known.
+  #share: number;
+  #shareMovedAt = Number.NEGATIVE_INFINITY;
+  #marginThrottleAt = Number.NEGATIVE_INFINITY;
+  #lastThrottleAt = Number.NEGATIVE_INFINITY;
+  // Since when the pace is steady (see steadyThrottle), and the vendor's rate it was read at.
+  #steadySince = Number.NEGATIVE_INFINITY;
+  #steadyRate: number | undefined;
   // Whether this vendor's `Remaining: 0` means full until its reset (see #zeroIsFull).
   #zeroFull: boolean | undefined;
   #zeroCheckAt = Number.POSITIVE_INFINITY;
@@ -208,6 +224,7 @@ export class RateController {
     this.#level = level;
     this.#o = options;
     this.#climbMs = options.recoverMs;
+    this.#share = options.targetShare;
     this.#current = Math.min(level.ratePerSecond, options.maxRatePerSecond);
     this.#minRate = Math.min(options.minRatePerSecond ?? level.ratePerSecond / 20, this.#current);
   }
@@ -231,7 +248,7 @@ export class RateController {
   #ceiling(): number {
     let c = this.#level.ratePerSecond;
     if (this.#limit !== undefined && this.#windowMs > 0)
-      c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#o.targetShare;
+      c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#share;
     else if (this.#remainingOnly?.rate !== undefined) c = this.#remainingOnly.rate;
     return Math.min(c, this.#o.maxRatePerSecond);
   }
@@ -260,6 +277,7 @@ export class RateController {
       this.#lastResetMs = resetMs;
       phaseResetMs = resetByPhase({ resetMs, now, windowMs: this.#windowMs, beganAt: this.#beganAt });
     }
+    this.#learnMargin(signal.throttled === true, now);
     let pauseFor: number | undefined;
     if (hasRemaining) {
       // Requests in flight will spend what the vendor says is left: no whole token beyond that.
@@ -387,6 +405,45 @@ export class RateController {
       ...(change ? { change } : {}),
       ...(pausedUntil === undefined ? {} : { pausedUntil }),
     };
+  }
+
+  // A throttle at a steady pace under the vendor's advertised rate widens the margin under it;
+  // a long stretch without a throttle narrows it again (see jitterMargin, steadyThrottle).
+  #learnMargin(throttled: boolean, now: number): void {
+    const limit = this.#limit;
+    if (limit === undefined || this.#windowMs <= 0) return;
+    const windowMs = roundWindow(this.#windowMs);
+    const vendorRate = (limit * 1000) / windowMs;
+    // The pace is steady from the latest of: the vendor's rate as read now, a pause's end, a climb's end.
+    if (vendorRate !== this.#steadyRate) {
+      this.#steadyRate = vendorRate;
+      this.#steadySince = now;
+    }
+    if (this.#recovering) this.#steadySince = now;
+    const throttledUnder = steadyThrottle({
+      throttled,
+      now,
+      windowMs,
+      steadySince: Math.max(this.#steadySince, this.#pausedTill),
+      lastAt: this.#marginThrottleAt,
+      ratePerSecond: this.#current,
+      underPerSecond: vendorRate * this.#o.targetShare,
+    });
+    ({
+      share: this.#share,
+      movedAt: this.#shareMovedAt,
+      lastAt: this.#marginThrottleAt,
+    } = jitterMargin({
+      share: this.#share,
+      targetShare: this.#o.targetShare,
+      movedAt: this.#shareMovedAt,
+      lastAt: this.#marginThrottleAt,
+      lastThrottleAt: this.#lastThrottleAt,
+      now,
+      throttled,
+      throttledUnder,
+    }));
+    if (throttled) this.#lastThrottleAt = now;
   }
 
   // Does `Remaining: 0` on an answer that went through mean nothing more until the reset? In

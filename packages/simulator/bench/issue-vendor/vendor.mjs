@@ -17,6 +17,9 @@ const byKey = new Map();
 const paidAt = [];
 let requests = 0,
   throttled = 0;
+// TRACE=<file>: one line a request (arrival ms, status, requests in the window after it, and
+// the age in ms of the oldest of them).
+const trace = process.env.TRACE ? [] : undefined;
 const quotaHeaders = (now) => {
   while (log.length && log[0] <= now - WINDOW) log.shift();
   const rem = Math.max(0, RATE - log.length);
@@ -41,6 +44,7 @@ const server = http.createServer((req, res) => {
     while (log.length && log[0] <= now - WINDOW) log.shift();
     if (log.length >= RATE) {
       throttled++;
+      trace?.push(`${now} 429 ${log.length} ${now - log[0]}`);
       const wait = Math.ceil((log[0] + WINDOW - now) / 1000);
       res.writeHead(THROTTLE, {
         'content-type': 'application/json',
@@ -51,6 +55,7 @@ const server = http.createServer((req, res) => {
       return;
     }
     log.push(now);
+    trace?.push(`${now} 200 ${log.length} ${now - log[0]}`);
     const key = req.headers['idempotency-key'];
     if (byKey.has(key)) {
       res.writeHead(200, { 'content-type': 'application/json', ...quotaHeaders(now) });
@@ -103,7 +108,8 @@ const stats = () => {
   };
 };
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(server.address().port));
-process.on('SIGTERM', () => {
+process.on('SIGTERM', async () => {
+  if (trace) (await import('node:fs')).writeFileSync(process.env.TRACE, `${trace.join('\n')}\n`);
   console.error(JSON.stringify(stats()));
   process.exit(0);
 });
