@@ -60,10 +60,10 @@ export function makeClaim(
     return { ...of, index, resubmitOf: of.resubmitOf ?? of.index };
   }
   const m = mixOf(t);
-  const payer = t.payers[pickIndex(random, m.payers, m.payersTotal)]!;
-  const product = t.products[pickIndex(random, m.products, m.productsTotal)]!;
-  const lane = m.lanes[pickIndex(random, m.laneWeights, m.laneTotal)]!;
-  const segment = m.segments[pickIndex(random, m.segmentWeights, m.segmentTotal)]!;
+  const payer = t.payers[pickIndex(random, m.payers)]!;
+  const product = t.products[pickIndex(random, m.products)]!;
+  const lane = m.lanes[pickIndex(random, m.laneWeights)]!;
+  const segment = m.segments[pickIndex(random, m.segmentWeights)]!;
   const cardholder = `ZX${String(Math.floor(random() * 1e7)).padStart(7, '0')}${index.toString(36).toUpperCase()}`;
   const first = FIRST[Math.floor(random() * FIRST.length)]!;
   const last = LAST[Math.floor(random() * LAST.length)]!;
@@ -148,21 +148,14 @@ function lifeOf(s: Scenario, index: number, earlier: readonly GeneratedClaim[]):
   return undefined;
 }
 
-/**
- * The traffic's weights as arrays, and their sums (added in the same order as a pick added them
- * each time), made once per scenario (the same picks `weighted` makes).
- */
+/** The traffic's weights as arrays, made once per scenario (the same picks `weighted` makes). */
 interface Mix {
   readonly payers: readonly number[];
-  readonly payersTotal: number;
   readonly products: readonly number[];
-  readonly productsTotal: number;
   readonly lanes: ReadonlyArray<'pos' | 'batch'>;
   readonly laneWeights: readonly number[];
-  readonly laneTotal: number;
   readonly segments: readonly string[];
   readonly segmentWeights: readonly number[];
-  readonly segmentTotal: number;
 }
 const mixes = new WeakMap<Scenario['traffic'], Mix>();
 function mixOf(t: Scenario['traffic']): Mix {
@@ -170,33 +163,21 @@ function mixOf(t: Scenario['traffic']): Mix {
   if (m === undefined) {
     const lanes = Object.entries(t.lanes) as Array<['pos' | 'batch', number]>;
     const segments = Object.entries(t.segments);
-    const payers = t.payers.map((p) => p.weight);
-    const products = t.products.map((p) => p.weight);
-    const laneWeights = lanes.map(([, w]) => w);
-    const segmentWeights = segments.map(([, w]) => w);
     m = {
-      payers,
-      payersTotal: sum(payers),
-      products,
-      productsTotal: sum(products),
+      payers: t.payers.map((p) => p.weight),
+      products: t.products.map((p) => p.weight),
       lanes: lanes.map(([k]) => k),
-      laneWeights,
-      laneTotal: sum(laneWeights),
+      laneWeights: lanes.map(([, w]) => w),
       segments: segments.map(([k]) => k),
-      segmentWeights,
-      segmentTotal: sum(segmentWeights),
+      segmentWeights: segments.map(([, w]) => w),
     };
     mixes.set(t, m);
   }
   return m;
 }
 
-function sum(weights: readonly number[]): number {
-  return weights.reduce((a, b) => a + b, 0);
-}
-
-/** An index drawn with probability proportional to its weight; `total` is `sum(weights)`. */
-function pickIndex(random: Random, weights: readonly number[], total: number): number {
+function pickIndex(random: Random, weights: readonly number[]): number {
+  const total = weights.reduce((a, b) => a + b, 0);
   let x = random() * total;
   for (let i = 0; i < weights.length; i++) {
     x -= weights[i]!;
