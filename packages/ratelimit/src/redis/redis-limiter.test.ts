@@ -158,7 +158,7 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
     b.close();
   });
 
-  it('four worker processes sharing 20/s, burst 10, for 10 s admit at most 210 and at least 95 % of it', async () => {
+  it('four worker processes sharing 20/s, burst 10, for 10 s admit at most 210 and at least 95 % of it', async (t) => {
     const name = fresh();
     const workerFile = fileURLToPath(new URL('./worker.fixture.ts', import.meta.url));
     const workers = Array.from({ length: 4 }, () =>
@@ -169,10 +169,18 @@ describe('Redis store', { skip: !available && 'redis-server not installed' }, ()
       (w) =>
         new Promise<{ admitted: number; roundTrips: number }>((r) => w.once('message', (m) => r(m as never))),
     );
-    for (const w of workers) w.send('go');
+    // One 10 s window for all four, on the clock they share with Redis (one machine): 210 is 10
+    // + 20 × 10 only for admissions inside one span. 'go' reaches the workers 150 ms apart here
+    // (as a loaded machine may deliver it): when each timed its 10 s from its own 'go', the four
+    // skewed windows spanned 10.45 s and admitted 218 (seen); run 10 of a clean-clone series
+    // admitted 211 that way under load.
+    const start = Date.now() + 1000;
+    const go = { start, end: start + 10_000 };
+    for (const [i, w] of workers.entries()) setTimeout(() => w.send(go), i * 150);
     const counts = await Promise.all(results);
     const total = counts.reduce((s, c) => s + c.admitted, 0);
-    assert.ok(total <= 210, `admitted ${total} > 210`);
+    t.diagnostic(`admitted ${total} (${counts.map((c) => c.admitted).join(' + ')})`);
+    assert.ok(total <= 210, `admitted ${total} > 210 (${counts.map((c) => c.admitted).join(' + ')})`);
     assert.ok(total >= 0.95 * 210, `admitted ${total} < 95 % of 210`);
   });
 

@@ -7,10 +7,16 @@ const [url, name, durationMs, concurrency] = process.argv.slice(2) as [string, s
 const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
 await new Promise((r) => redis.once('ready', r));
 const limiter = createRedisLimiter({ redis, name, account: { ratePerSecond: 20, burst: 10 } });
-// Start together: the parent sends "go" once every worker is ready.
+// Start together: once every worker is ready the parent sends the window, start and end on the
+// wall clock the workers share with Redis (one machine), so no worker's window depends on when
+// its message arrived.
 process.send?.('ready');
-await new Promise((r) => process.once('message', r));
-const end = Date.now() + Number(durationMs);
+const { start, end } = await new Promise<{ start: number; end: number }>((r) =>
+  process.once('message', (m) => r(m as { start: number; end: number })),
+);
+if (end - start !== Number(durationMs)) throw new Error(`window ${end - start} ms, asked ${durationMs}`);
+// A timer may fire a millisecond early by the wall clock: wait again until it reads start.
+while (Date.now() < start) await new Promise((r) => setTimeout(r, start - Date.now()));
 let admitted = 0;
 await Promise.all(
   Array.from({ length: Number(concurrency) }, async () => {
