@@ -46,4 +46,35 @@ describe('other fields', () => {
       commit: 'maybe',
     });
   });
+
+  it('a primitive is read as an answer without a status; nothing at all is no input', () => {
+    for (const input of [7, 'text', true, Symbol('s'), 10n])
+      assert.equal(classify(input as never).reason, 'malformed-status', String(input));
+    for (const input of [undefined, null])
+      assert.equal(classify(input as never).reason, 'unclassifiable-input', String(input));
+  });
+});
+
+describe('bodies at the edges of what is read', () => {
+  // A paid answer padded to a given length with a field nothing reads.
+  const padded = (length: number): string => {
+    const head = '{"112-AN":"P","509-F9":"7.25","x":"';
+    return `${head}${'a'.repeat(length - head.length - 2)}"}`;
+  };
+
+  it('text of exactly a million characters is read; one more is not', () => {
+    assert.equal(padded(1_000_000).length, 1_000_000);
+    assert.equal(classify({ status: 200, body: padded(1_000_000) }, { now: 0 }).reason, 'paid');
+    assert.equal(classify({ status: 200, body: padded(1_000_001) }, { now: 0 }).reason, 'malformed-body');
+  });
+
+  it('bytes with one that is not UTF-8 inside a JSON string are no answer (not read with a replacement character)', () => {
+    const bytes = new TextEncoder().encode('{"112-AN":"P","509-F9":"7.25","x":"?"}');
+    assert.equal(classify({ status: 200, body: bytes }, { now: 0 }).reason, 'paid');
+    bytes[bytes.indexOf(0x3f)] = 0xff;
+    assert.deepEqual(
+      { ...classify({ status: 200, body: bytes }, { now: 0 }) },
+      { kind: 'unknown', breaker: 'success', reason: 'malformed-body', status: 200, commit: 'maybe' },
+    );
+  });
 });
