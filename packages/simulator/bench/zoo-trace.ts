@@ -38,5 +38,6 @@ const r = loopback
       load: Number(load ?? 1.5),
       latency: (latency ?? 'fast') as never,
       onLimiterEvent,
+      seed: Number(process.env.SEED ?? 1),
     });
 console.log(r);
