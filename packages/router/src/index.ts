@@ -112,6 +112,7 @@ export {
   safeLogger,
 } from './telemetry.js';
 export {
+  BODY_MAX_BYTES,
   functionTransport,
   type NodeAddress,
   type Transport,

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { isTransportError, TransportError } from './errors.js';
-import { functionTransport, undiciTransport, type WireRequest } from './transport.js';
+import { BODY_MAX_BYTES, functionTransport, undiciTransport, type WireRequest } from './transport.js';
 
 const REQUEST: WireRequest = {
   method: 'POST',
@@ -118,6 +118,49 @@ describe('undiciTransport', () => {
     const e = await failure(t.send({ name: 'p', url }, REQUEST, controller.signal));
     assert.equal(e.phase, 'sent', e.transportCode);
     await t.close();
+  });
+});
+
+describe('undiciTransport, bodies beyond what is read', () => {
+  it('reads at most BODY_MAX_BYTES of an answer, then lets the connection go', async () => {
+    // A vendor (or a proxy gone wrong) streaming a body of tens of megabytes, or without end:
+    // read whole, it takes memory without bound (and holds the claim until its deadline). Stopped past the bound, the
+    // text is longer than the classifier reads (1,000,000 characters): a malformed body.
+    let closed = false;
+    let written = 0;
+    const url = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      // 40 MB, then the JSON's end: read whole, that is a 40 MB answer.
+      const more = (): void => {
+        while (!closed && written < 40 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) return;
+        }
+        if (!closed) res.end('"}');
+      };
+      res.on('drain', more);
+      res.on('close', () => {
+        closed = true;
+      });
+      res.write('{"112-AN":"P","x":"');
+      more();
+    });
+    const t = undiciTransport();
+    const r = await t.send({ name: 'p', url }, REQUEST, never);
+    assert.equal(r.status, 200);
+    assert.ok(r.body.length > 1_000_000, `body of ${r.body.length}`);
+    assert.ok(
+      Buffer.byteLength(r.body) <= BODY_MAX_BYTES + 64 * 1024,
+      `body of ${Buffer.byteLength(r.body)} bytes`,
+    );
+    await new Promise((done) => setImmediate(done));
+    await t.close();
+    assert.ok(
+      written < 40 * 1024 * 1024,
+      `the vendor wrote ${written} bytes: the answer was read to its end`,
+    );
   });
 });
 

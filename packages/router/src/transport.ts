@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import { TransportError } from './errors.js';
+import { readBody } from './read-body.js';
 import type { AbortSignalLike } from './signal.js';
 
 /** One vendor endpoint (a node). */
@@ -48,6 +49,14 @@ export interface UndiciTransportOptions {
 }
 
 // Errors that mean the request never left: safe to send elsewhere.
+/**
+ * The most of an answer's body the transport reads: past it, the rest is not read and the
+ * connection is let go. The classifier reads a body of at most 1,000,000 characters, and a
+ * character is at most 4 bytes of UTF-8, so a body stopped past this bound is always longer
+ * than what the classifier reads (a malformed body), and one it would read is never cut.
+ */
+export const BODY_MAX_BYTES = 4_000_004;
+
 const NOT_SENT = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'ECONNREFUSED',
@@ -117,7 +126,7 @@ export function undiciTransport(options: UndiciTransportOptions = {}): Transport
           signal,
         });
         sent = true;
-        const body = await res.body.text();
+        const body = await readBody(res.body, BODY_MAX_BYTES);
         return { status: res.statusCode, headers: res.headers as WireResponse['headers'], body };
       } catch (e) {
         const code = errorCode(e);
