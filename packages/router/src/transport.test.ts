@@ -124,8 +124,9 @@ describe('undiciTransport', () => {
 describe('undiciTransport, bodies beyond what is read', () => {
   it('reads at most BODY_MAX_BYTES of an answer, then lets the connection go', async () => {
     // A vendor (or a proxy gone wrong) streaming a body of tens of megabytes, or without end:
-    // read whole, it takes memory without bound (and holds the claim until its deadline). Stopped past the bound, the
-    // text is longer than the classifier reads (1,000,000 characters): a malformed body.
+    // read whole, it takes memory without bound (and holds the claim until its deadline).
+    // Stopped past the bound, the text is longer than the classifier reads (1,000,000
+    // characters): a malformed body.
     let closed = false;
     let written = 0;
     const url = await serve((req, res) => {

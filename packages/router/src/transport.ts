@@ -48,7 +48,6 @@ export interface UndiciTransportOptions {
   readonly keepAliveTimeoutMs?: number;
 }
 
-// Errors that mean the request never left: safe to send elsewhere.
 /**
  * The most of an answer's body the transport reads: past it, the rest is not read and the
  * connection is let go. The classifier reads a body of at most 1,000,000 characters, and a
@@ -57,6 +56,7 @@ export interface UndiciTransportOptions {
  */
 export const BODY_MAX_BYTES = 4_000_004;
 
+// Errors that mean the request never left: safe to send elsewhere.
 const NOT_SENT = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'ECONNREFUSED',

@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import { createRedisLimiter } from './redis-limiter.js';
 
-const [url, name, durationMs, concurrency] = process.argv.slice(2) as [string, string, string, string];
+const [url, name, concurrency] = process.argv.slice(2) as [string, string, string];
 const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
 await new Promise((r) => redis.once('ready', r));
 const limiter = createRedisLimiter({ redis, name, account: { ratePerSecond: 20, burst: 10 } });
@@ -14,7 +14,6 @@ process.send?.('ready');
 const { start, end } = await new Promise<{ start: number; end: number }>((r) =>
   process.once('message', (m) => r(m as { start: number; end: number })),
 );
-if (end - start !== Number(durationMs)) throw new Error(`window ${end - start} ms, asked ${durationMs}`);
 // A timer may fire a millisecond early by the wall clock: wait again until it reads start.
 while (Date.now() < start) await new Promise((r) => setTimeout(r, start - Date.now()));
 let admitted = 0;
