@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { bucketCreep, fixedWindowSays, ownRunMs, ownRunStands, RemainingOnlyRate } from './remaining-only.js';
+import {
+  bucketCreep,
+  fixedWindowSays,
+  ownRunMs,
+  ownRunStands,
+  RemainingOnlyRate,
+  throttleCeiling,
+} from './remaining-only.js';
 
 // Answers every 50 ms at 20/s sent, from a vendor written here: a bucket of 20 refilled at
 // `bucketRate`, or a fixed window of 20 a second. Then one throttle.
@@ -394,5 +401,70 @@ describe('RemainingOnlyRate: a sliding window read from our sends, throttled at 
     r.throttled(t, r.rate!, Number.NEGATIVE_INFINITY, 0);
     assert.equal(r.windowMs, 1000);
     assert.ok(r.rate! >= 19.5, `rate ${r.rate}`);
+  });
+});
+
+describe("throttleCeiling: a throttle's bound, taken for the round rate just under it", () => {
+  const table: [string, number, number, number][] = [
+    // name, the least rate throttled, the vendor's limit, the ceiling expected
+    ['20 a window throttled at 21/s: 99 % of 20/s (1 s), not 98.5 % of 21/s', 21, 20, 19.8],
+    ['20 a window throttled at 20.4/s: 99 % of 20/s', 20.4, 20, 19.8],
+    ['throttled at 20.05/s: 98.5 % of it is less than 99 % of 20/s, and stays', 20.05, 20, 20.05 * 0.985],
+    [
+      'throttled at 22/s: no round rate within 5 % under it (20/s is 9 % under), 98.5 % of it',
+      22,
+      20,
+      22 * 0.985,
+    ],
+    ['20 a window throttled at 40.5/s: 20 per 500 ms, 99 % of 40/s', 40.5, 20, 39.6],
+    ['100 a window throttled at 10.3/s: 100 per 10 s, 9.9/s', 10.3, 100, 9.9],
+    ['7 a window throttled at 7.2/s: 6.93/s', 7.2, 7, 6.93],
+    [
+      '30 a window throttled at 20.4/s: 30 per 1.5 s is no window vendors configure, 98.5 % of it',
+      20.4,
+      30,
+      20.4 * 0.985,
+    ],
+  ];
+  for (const [name, upper, limit, expected] of table)
+    it(name, () =>
+      assert.ok(
+        Math.abs(throttleCeiling(upper, limit, 0.99, 0.985) - expected) < 1e-9,
+        `${throttleCeiling(upper, limit, 0.99, 0.985)}`,
+      ),
+    );
+
+  it('property: never above 98.5 % of the bound, never under 94 % of it', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.01, max: 1e4, noNaN: true }),
+        fc.integer({ min: 1, max: 10_000 }),
+        (upper, limit) => {
+          const c = throttleCeiling(upper, limit, 0.99, 0.985);
+          return c <= upper * 0.985 + 1e-9 && c >= upper * 0.95 * 0.99 - 1e-9;
+        },
+      ),
+    );
+  });
+});
+
+describe('RemainingOnlyRate: a fixed window of 20 throttled just above 20/s', () => {
+  it('paced at 99 % of 20/s after the throttle, not 98.5 % of the rate throttled (20.7/s, over the quota every window)', () => {
+    // Answers every 1/21 s from a fixed window of 20 a second (Remaining counts the request
+    // itself; the 21st of a second is refused), for 3 s: too few resets to read the window.
+    const r = new RemainingOnlyRate(1);
+    const every = 1000 / 21;
+    let sent = 0;
+    let refused = 0;
+    for (let i = 0; i * every < 3000; i++) {
+      const t = i * every;
+      sent++;
+      const inWindow = (i % 21) + 1;
+      if (inWindow > 20) refused++;
+      else r.answer(t, 20 - inWindow, 20, sent, sent - refused, 21, Number.NEGATIVE_INFINITY);
+    }
+    r.throttled(3000, 21, Number.NEGATIVE_INFINITY);
+    assert.ok(r.rate !== undefined && r.rate <= 19.8 + 1e-9, `rate ${r.rate}`);
+    assert.ok(r.rate >= 19.5, `rate ${r.rate}`);
   });
 });

@@ -185,6 +185,28 @@ describe('vendor zoo against the limiter (virtual time)', () => {
     }
   });
 
+  it('Remaining-only windows throttled just above 20/s (seed 3): paced at 99 % of 20/s after it, >= 98 % / <= 0.5 %', async () => {
+    // Before: a throttle at 20.4/s left the pace at 98.5 % of it, 20.1/s, over the quota, and
+    // the next throttle (a second of Retry-After) came in the measured minute: 97.0-97.6 %.
+    for (const [model, load, latency] of [
+      ['sliding-counter', 1.5, 'fast'],
+      ['sliding-counter', 3, 'slow'],
+      ['fixed-window', 1.5, 'slow'],
+      ['fixed-window', 3, 'slow'],
+    ] as const) {
+      const r = await runZoo({
+        vendor: { model, headers: 'remaining-only', throttle: '429-seconds' },
+        client: { kind: 'rxgate', ratePerSecond: 40, burst: 20 },
+        load,
+        latency,
+        seed: 3,
+      });
+      const label = `${model}, ${load}x ${latency}`;
+      assert.ok(r.goodputPct >= 98, `${label}: ${r.goodputPct.toFixed(1)} %`);
+      assert.ok(r.throttledPct <= 0.5, `${label}: ${r.throttledPct.toFixed(2)} % throttled`);
+    }
+  });
+
   it('a Remaining-only sliding counter of 7/s (held out): its 1 s window read from the few answers that leave something, >= 98 % at 1.5x', async () => {
     // Before: 12 answers leaving something had to read the window; paced near 7/s, most answers
     // said Remaining 0 and 10 came in 6.6 s, then none for 13 s: 95.5 % (seed 1, limit 3.5 and 14).
