@@ -26,23 +26,24 @@ import { ROUND_WINDOWS_MS } from './round-window.js';
  * The pace of a window read from Remaining: `targetShare` of limit / window. A throttle at the
  * window's rate or above (`throttledAt`, the least rate in force at a throttle, within 2 %) is
  * the window's own: the pace stays under that rate only. A throttle below it says the window
- * overstates the rate: the pace stays `upperShare` under every bound (`upper`: throttles, and
- * what a bucket was seen to free), as without a window. (Before, every bound capped the pace at
- * 98.5 % of it: a sliding log of 20/s throttled once at 20/s was paced at 19.7/s, and a sliding
- * counter whose Remaining fell while its windows took unequal counts, read as a bucket's drain of
- * 18.6/s, at 18.3/s.) Tested as a table in own-window.test.ts.
+ * overstates the rate: the pace stays under every bound (`ceiling`: throttles, taken for the
+ * round rate just under them, and what a bucket was seen to free, `upperShare` under them), as
+ * without a window. (Before, every bound capped the pace at 98.5 % of it: a sliding log of 20/s
+ * throttled once at 20/s was paced at 19.7/s, and a sliding counter whose Remaining fell while
+ * its windows took unequal counts, read as a bucket's drain of 18.6/s, at 18.3/s. And a window
+ * misread as 500 ms, under a throttle at 20.47/s, was paced at 98.5 % of that, 20.16/s, over a
+ * fixed window of 20 a second.) Tested as a table in own-window.test.ts.
  */
 export function windowPace(input: {
   readonly limit: number;
   readonly windowMs: number;
   readonly targetShare: number;
   readonly throttledAt: number;
-  readonly upper: number;
-  readonly upperShare: number;
+  readonly ceiling: number;
 }): number {
-  const { limit, windowMs, targetShare, throttledAt, upper, upperShare } = input;
+  const { limit, windowMs, targetShare, throttledAt, ceiling } = input;
   const rate = (limit * 1000) / windowMs;
-  return Math.min(rate * targetShare, throttledAt >= 0.98 * rate ? throttledAt : upper * upperShare);
+  return Math.min(rate * targetShare, throttledAt >= 0.98 * rate ? throttledAt : ceiling);
 }
 
 /**
@@ -323,8 +324,7 @@ export class RemainingOnlyRate {
       windowMs: this.windowMs,
       targetShare: this.#targetShare,
       throttledAt: this.#throttledOver(this.windowMs),
-      upper: this.upper,
-      upperShare: RemainingOnlyRate.upperShare,
+      ceiling: this.#ceiling(),
     });
     this.rate = Math.max(this.#minRate, rate);
   }
