@@ -38,6 +38,19 @@ describe('windowFromResets: the window a fixed window resets at', () => {
     assert.equal(windowFromResets(resets(200, 12, [20]), ROUND_WINDOWS_MS, { minWindowMs: 400 }), undefined);
   });
 
+  it('a window longer than maxWindowMs is not read (a shorter one still is)', () => {
+    // (Resets 2 s apart are in phase with 500 ms too: the longest allowed that fits.)
+    assert.equal(windowFromResets(resets(2000, 8, [100, 180]), ROUND_WINDOWS_MS, { maxWindowMs: 999 }), 500);
+    assert.equal(
+      windowFromResets(resets(2000, 8, [100, 180]), ROUND_WINDOWS_MS, { maxWindowMs: 2000 }),
+      2000,
+    );
+    assert.equal(
+      windowFromResets(resets(1000, 8, [100, 180]), ROUND_WINDOWS_MS, { maxWindowMs: 1999 }),
+      1000,
+    );
+  });
+
   it('the interval rule alone: agreeing intervals near a configured window', () => {
     assert.equal(windowFromIntervals([0, 1010, 1990, 3000], ROUND_WINDOWS_MS), 1000);
     assert.equal(windowFromIntervals([0, 1000, 1600, 3000], ROUND_WINDOWS_MS), undefined);

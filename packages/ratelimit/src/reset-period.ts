@@ -32,13 +32,20 @@ export function windowFromResets(
      * which we could not have spent what came back is not theirs. @default 0
      */
     readonly minWindowMs?: number;
+    /**
+     * The longest window the resets can be: a fixed window takes at most twice its limit in any
+     * span of its length, so a window over which the vendor was seen to take far more is not
+     * theirs. @default Infinity
+     */
+    readonly maxWindowMs?: number;
   } = {},
 ): number | undefined {
   const minResets = options.minResets ?? 6;
   const minCycles = options.minCycles ?? 4;
   const coherence = options.coherence ?? 0.75;
   const minWindowMs = options.minWindowMs ?? 0;
-  const allowed = windows.filter((w) => w >= minWindowMs);
+  const maxWindowMs = options.maxWindowMs ?? Number.POSITIVE_INFINITY;
+  const allowed = windows.filter((w) => w >= minWindowMs && w <= maxWindowMs);
   const agreed = windowFromIntervals(times, allowed);
   if (agreed !== undefined || times.length < minResets) return agreed;
   const span = times[times.length - 1]! - times[0]!;

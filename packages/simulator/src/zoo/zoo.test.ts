@@ -209,6 +209,21 @@ describe('vendor zoo against the limiter (virtual time)', () => {
     }
   });
 
+  it('a Remaining-only GCRA of 20/s, limit 10, at round trips of p50 300 ms (held out, seed 2): no fixed window the vendor was seen to exceed', async () => {
+    // Before: Remaining back after each throttle's pause clustered on 2 s, read as a fixed window
+    // of 10 per 2 s and paced at 4.95/s, which nothing throttles, so it was never read again:
+    // 26.6 % of the quota.
+    const r = await runZoo({
+      vendor: { model: 'gcra', headers: 'remaining-only', throttle: '429-seconds' },
+      client: { kind: 'rxgate', ratePerSecond: 40, burst: 20 },
+      load: 3,
+      latency: 'slower',
+      seed: 2,
+    });
+    assert.ok(r.goodputPct >= 90, `${r.goodputPct.toFixed(1)} %`);
+    assert.ok(r.throttledPct <= 0.5, `${r.throttledPct.toFixed(2)} % throttled`);
+  });
+
   it('a Remaining-only sliding counter of 7/s (held out): its 1 s window read from the few answers that leave something, >= 98 % at 1.5x', async () => {
     // Before: 12 answers leaving something had to read the window; paced near 7/s, most answers
     // said Remaining 0 and 10 came in 6.6 s, then none for 13 s: 95.5 % (seed 1, limit 3.5 and 14).
