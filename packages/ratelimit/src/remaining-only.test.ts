@@ -468,3 +468,32 @@ describe('RemainingOnlyRate: a fixed window of 20 throttled just above 20/s', ()
     assert.ok(r.rate >= 19.5, `rate ${r.rate}`);
   });
 });
+
+describe('RemainingOnlyRate: a window read that leaves room at every answer', () => {
+  it('a fixed window of 20 per 2 s, read and paced at 9.9/s, then the vendor allows 20 per 1 s: the window read is dropped and the rate climbs (not held at 9.9/s for good)', () => {
+    // A fixed window written here; answers come back at once; we send at the rate read.
+    const r = new RemainingOnlyRate(1);
+    let sent = 0;
+    let windowMs = 2000;
+    let at = -1;
+    let count = 0;
+    let t = 0;
+    const send = (): void => {
+      sent++;
+      const idx = Math.floor(t / windowMs);
+      if (idx !== at) {
+        at = idx;
+        count = 0;
+      }
+      count++;
+      r.answer(t, Math.max(0, 20 - count), 20, sent, sent, r.rate ?? 12, Number.NEGATIVE_INFINITY);
+      t += 1000 / (r.rate ?? 12);
+    };
+    while (t < 30_000) send();
+    assert.equal(r.windowMs, 2000);
+    assert.ok(Math.abs(r.rate! - 9.9) < 1e-9, `rate ${r.rate}`);
+    windowMs = 1000;
+    while (t < 60_000) send();
+    assert.ok(r.rate! > 15, `rate ${r.rate}, window ${r.windowMs}`);
+  });
+});

@@ -220,6 +220,8 @@ export class RemainingOnlyRate {
   readonly #sends = new OwnSends(130_000);
   #own: { w: number; since: number; answers: number; off: number; counted: number } | undefined;
   readonly #readings: OwnReading[] = [];
+  // Since when every answer left room under the window read (see #checkRoom).
+  #room: { w: number; since: number } | undefined;
   // The most the vendor took (what we sent, less what it refused) over each of ownWindowsMs,
   // at any answer so far.
   readonly #mostTaken: number[] = [];
@@ -293,7 +295,11 @@ export class RemainingOnlyRate {
     this.#sampleAdmitted = admitted;
     const rate = this.rate ?? current;
     // Read only while we send at the rate in force, and not just after a pause.
-    if (this.#sendRate < 0.9 * rate || now < quietUntil) return;
+    if (this.#sendRate < 0.9 * rate || now < quietUntil) {
+      this.#room = undefined;
+      return;
+    }
+    this.#checkRoom(now, remaining);
     const slope = this.#slope(this.#since(quietUntil), 1000);
     if (slope !== undefined && slope <= 1.05 * this.#sendRate)
       this.#accepted = Math.max(this.#accepted, Math.min(slope, rate));
@@ -307,6 +313,29 @@ export class RemainingOnlyRate {
         : rate * (1 + (0.015 * dt) / 1000);
     this.rate = Math.max(this.#minRate, Math.min(next, this.#ceiling()));
     this.#windowRate();
+  }
+
+  // A window read whose pace leaves a quarter of the limit (2 at least) unused at every answer
+  // for three windows (3 s at least), while we send at that pace, overstates the window: a
+  // window paced at its rate comes near 0 in each. Dropped, the rate climbs from there. (A
+  // window misread too long is paced too slow, and nothing throttles such a pace, so nothing
+  // else would ever read it again.)
+  #checkRoom(now: number, remaining: number): void {
+    const w = this.windowMs;
+    if (w === undefined || remaining < Math.max(2, this.#limit / 4)) {
+      this.#room = undefined;
+      return;
+    }
+    const room = this.#room;
+    if (room === undefined || room.w !== w) {
+      this.#room = { w, since: now };
+      return;
+    }
+    if (now - room.since < Math.max(3 * w, 3000)) return;
+    this.#room = undefined;
+    this.windowMs = undefined;
+    this.#resets.length = 0;
+    this.#own = undefined;
   }
 
   // A bucket bounded by a drain that is seen full from one answer to the next (not across a
