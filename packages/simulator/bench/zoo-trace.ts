@@ -1,5 +1,7 @@
 // One zoo run with the limiter's rate changes and pauses printed (virtual time):
 // node --import tsx bench/zoo-trace.ts <model> <headers> <throttle> [load] [fast|slow] [rate] [burst]
+// VENDOR_RATE=r VENDOR_WINDOW_MS=w: another quota (the held-out zoo's: 7 1000, 10 10000, 10 60000).
+// WARMUP_MS, DURATION_MS: the measured span (the held-out 10 s window: 20000 140000).
 // LOOPBACK=1: the same over loopback HTTP (real timers, 10 s, quota 50/s), rate and burst as
 // multiples of the quota (e.g. 0.5 0.5, or 2 1).
 import type { LimiterEvent } from '@rxgate/ratelimit';
@@ -22,7 +24,13 @@ const onLimiterEvent = (e: LimiterEvent, now: number): void => {
     'reason' in e ? e.reason : '',
   );
 };
-const vendor = { model: model as never, headers: headers as never, throttle: throttle as never };
+const vendor = {
+  model: model as never,
+  headers: headers as never,
+  throttle: throttle as never,
+  ...(process.env.VENDOR_RATE ? { ratePerSecond: Number(process.env.VENDOR_RATE) } : {}),
+  ...(process.env.VENDOR_WINDOW_MS ? { windowMs: Number(process.env.VENDOR_WINDOW_MS) } : {}),
+};
 const r = loopback
   ? await runZooLoopback({
       vendor,
@@ -39,5 +47,7 @@ const r = loopback
       latency: (latency ?? 'fast') as never,
       onLimiterEvent,
       seed: Number(process.env.SEED ?? 1),
+      ...(process.env.WARMUP_MS ? { warmupMs: Number(process.env.WARMUP_MS) } : {}),
+      ...(process.env.DURATION_MS ? { durationMs: Number(process.env.DURATION_MS) } : {}),
     });
 console.log(r);

@@ -224,6 +224,21 @@ describe('vendor zoo against the limiter (virtual time)', () => {
     assert.ok(r.throttledPct <= 0.5, `${r.throttledPct.toFixed(2)} % throttled`);
   });
 
+  it("a sliding log of 20/s with IETF headers at round trips of p50 300 ms (held out, seed 3): a throttle's pause is no evidence that Remaining 0 means full", async () => {
+    // Before: the answer after a Remaining-0 pause came after a throttle's Retry-After of 1 s as
+    // well, showed the quota back (any window empties while nothing is sent), and the sliding
+    // log was taken for a fixed window: paused at every Remaining 0 after that, 76.9 %.
+    const r = await runZoo({
+      vendor: { model: 'sliding-log', headers: 'ietf', throttle: '429-seconds' },
+      client: { kind: 'rxgate', ratePerSecond: 40, burst: 20 },
+      load: 3,
+      latency: 'slower',
+      seed: 3,
+    });
+    assert.ok(r.goodputPct >= 90, `${r.goodputPct.toFixed(1)} %`);
+    assert.ok(r.throttledPct <= 0.5, `${r.throttledPct.toFixed(2)} % throttled`);
+  });
+
   it('a Remaining-only sliding counter of 7/s (held out): its 1 s window read from the few answers that leave something, >= 98 % at 1.5x', async () => {
     // Before: 12 answers leaving something had to read the window; paced near 7/s, most answers
     // said Remaining 0 and 10 came in 6.6 s, then none for 13 s: 95.5 % (seed 1, limit 3.5 and 14).
