@@ -3,7 +3,9 @@
 // router's undici transport and reading answers with @rxgate/classifier. Bounded: each run
 // sends load x rate x 10 claims (10 s), a few runs at once. The quota is 50/s here (the
 // virtual zoo's 20/s would take minutes). One throttle style per header style.
-// SEED=n, HEADERS=..., CONCURRENCY=n (default 6), RATE=n (default 50).
+// SEED=n, HEADERS=..., CONCURRENCY=n (default 6), RATE=n (default 50); RUN_SECONDS=n (default 10)
+// and WARMUP_SHARE=x (default 0.3): each run's length and the share of it not measured (the
+// virtual zoo's 70 s measured from 10 s: RUN_SECONDS=70 WARMUP_SHARE=0.143).
 import { table } from '@rxgate/testkit';
 import { QUOTA_MODELS } from '../src/zoo/quota-models.js';
 import type { HeaderStyle, ThrottleStyle } from '../src/zoo/vendor-headers.js';
@@ -14,6 +16,8 @@ import type { LatencyProfile, ZooRunResult } from '../src/zoo/zoo-run.js';
 const seed = Number(process.env.SEED ?? 1);
 const rate = Number(process.env.RATE ?? 50);
 const concurrency = Number(process.env.CONCURRENCY ?? 6);
+const seconds = Number(process.env.RUN_SECONDS ?? 10);
+const warmupShare = Number(process.env.WARMUP_SHARE ?? 0.3);
 const onlyHeaders = process.env.HEADERS?.split(',');
 const loads = [1.5, 3] as const;
 const latencies: readonly LatencyProfile[] = ['fast', 'slow'];
@@ -56,6 +60,8 @@ for (const model of QUOTA_MODELS) {
                 load,
                 latency,
                 ratePerSecond: rate,
+                claims: Math.round(load * rate * seconds),
+                warmupShare,
                 seed,
               }),
           });
@@ -101,7 +107,7 @@ const out = rows.map((r) => [
 console.log(`# vendor zoo over loopback HTTP (quota ${rate}/s, seed ${seed}, node ${process.version})\n`);
 console.log('Each cell: goodput (% of the quota) / throttled (% of the requests the vendor received),');
 console.log(
-  'after the first 30 % of each run; "DL": claims with budget left dead-lettered by the limiter.\n',
+  `runs of ${seconds} s measured after their first ${(warmupShare * seconds).toFixed(1)} s; "DL": claims with budget left dead-lettered by the limiter.\n`,
 );
 console.log(
   table(
