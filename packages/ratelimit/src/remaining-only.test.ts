@@ -497,3 +497,41 @@ describe('RemainingOnlyRate: a window read that leaves room at every answer', ()
     assert.ok(r.rate! > 15, `rate ${r.rate}, window ${r.windowMs}`);
   });
 });
+
+describe('RemainingOnlyRate: a sliding window read from our sends, throttled at its own pace again and again', () => {
+  it('a throttle every 3 s at 99 % of a 1 s log of 20 (a path with jitter): the share aimed at steps down a point a throttle from the second on, to 95 %, and comes back after 5 quiet minutes', () => {
+    const r = new RemainingOnlyRate(1, 0.99);
+    const sends: number[] = [];
+    let t = 0;
+    let nextThrottle = 10_000;
+    const rates: number[] = [];
+    while (t < 40_000) {
+      sends.push(t);
+      const remaining = Math.max(0, 20 - sends.filter((x) => x > t - 1000).length);
+      r.answer(t, remaining, 20, sends.length, sends.length, r.rate ?? 16, Number.NEGATIVE_INFINITY);
+      if (t >= nextThrottle && r.windowMs !== undefined) {
+        r.throttled(t, r.rate!, Number.NEGATIVE_INFINITY, 0);
+        rates.push(r.rate!);
+        nextThrottle = t + 3000;
+      }
+      t += 1000 / (r.windowMs === undefined ? 16 : r.rate!);
+    }
+    assert.equal(r.windowMs, 1000);
+    // 10 throttles: the first arms, each after takes a point, to 95 % (19/s).
+    assert.ok(Math.abs(rates[0]! - 19.8) < 1e-9, `first ${rates[0]}`);
+    assert.ok(Math.abs(rates[1]! - 19.6) < 1e-9, `second ${rates[1]}`);
+    assert.ok(Math.abs(r.rate! - 19) < 1e-9, `last ${r.rate}`);
+    // Five quiet minutes give a point back.
+    const quietFrom = t;
+    let count = sends.length;
+    const recent = sends.filter((x) => x > t - 1000);
+    while (t < quietFrom + 301_000) {
+      count++;
+      recent.push(t);
+      while (recent[0]! <= t - 1000) recent.shift();
+      r.answer(t, Math.max(0, 20 - recent.length), 20, count, count, r.rate!, Number.NEGATIVE_INFINITY);
+      t += 1000 / r.rate!;
+    }
+    assert.ok(Math.abs(r.rate! - 19.2) < 1e-9, `after 5 minutes ${r.rate}`);
+  });
+});

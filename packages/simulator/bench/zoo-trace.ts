@@ -2,7 +2,7 @@
 // node --import tsx bench/zoo-trace.ts <model> <headers> <throttle> [load] [fast|slow] [rate] [burst]
 // VENDOR_RATE=r VENDOR_WINDOW_MS=w: another quota (the held-out zoo's: 7 1000, 10 10000, 10 60000).
 // WARMUP_MS, DURATION_MS: the measured span (the held-out 10 s window: 20000 140000).
-// LOOPBACK=1: the same over loopback HTTP (real timers, 10 s, quota 50/s), rate and burst as
+// LOOPBACK=1: the same over loopback HTTP (real timers, 10 s or RUN_SECONDS measured from a quarter, quota 50/s), rate and burst as
 // multiples of the quota (e.g. 0.5 0.5, or 2 1).
 import type { LimiterEvent } from '@rxgate/ratelimit';
 import { runZooLoopback } from '../src/zoo/zoo-loopback.js';
@@ -38,6 +38,12 @@ const r = loopback
       load: Number(load ?? 1.5),
       latency: (latency ?? 'fast') as never,
       ratePerSecond: 50,
+      ...(process.env.RUN_SECONDS
+        ? {
+            claims: Math.round(Number(load ?? 1.5) * 50 * Number(process.env.RUN_SECONDS)),
+            warmupShare: 0.25,
+          }
+        : {}),
       onLimiterEvent,
     })
   : await runZoo({
