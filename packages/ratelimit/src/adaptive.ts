@@ -470,11 +470,11 @@ export class RateController {
       // when another pause ran past the reset (a throttle's Retry-After of a window): any
       // window empties while nothing is sent, and a sliding log of 20/s at p50 300 ms was taken
       // for a fixed window so, then paused at every Remaining 0 (held-out zoo seed 3: 76.9 %).
-      if (this.#pausedTill > this.#zeroCheckAt + ZERO_CHECK_SLACK_MS) {
-        // No evidence either way: the next 0 asks again.
-      } else if (remaining >= limit - (admitted - this.#zeroCheckAdmitted) - 2) {
+      // (Such an answer is no evidence either way: the next 0 asks again.)
+      const evidence = this.#pausedTill <= this.#zeroCheckAt + ZERO_CHECK_SLACK_MS;
+      if (evidence && remaining >= limit - (admitted - this.#zeroCheckAdmitted) - 2) {
         if (++this.#zeroBack >= 2) this.#zeroFull = true;
-      } else this.#zeroFull = false;
+      } else if (evidence) this.#zeroFull = false;
       this.#zeroCheckAt = Number.POSITIVE_INFINITY;
     }
     // Nothing left once the requests in flight land.
@@ -484,11 +484,9 @@ export class RateController {
     if (this.#zeroFull === undefined) {
       // A check already due reads after this pause too (each is a pause of its own: it does not
       // void the other's evidence).
-      if (this.#zeroCheckAt === Number.POSITIVE_INFINITY) this.#zeroCheckAdmitted = admitted;
-      this.#zeroCheckAt = Math.max(
-        this.#zeroCheckAt === Number.POSITIVE_INFINITY ? 0 : this.#zeroCheckAt,
-        now + resetMs,
-      );
+      const due = this.#zeroCheckAt !== Number.POSITIVE_INFINITY;
+      if (!due) this.#zeroCheckAdmitted = admitted;
+      this.#zeroCheckAt = due ? Math.max(this.#zeroCheckAt, now + resetMs) : now + resetMs;
     }
     return true;
   }

@@ -79,6 +79,21 @@ describe('RemainingOnlyRate: a fixed window read from its resets', () => {
   });
 });
 
+// A fixed window's count (written here, not the limiter's): each request counts in the window
+// of `windowMs` its time falls in, from 0 again when that window changes.
+function fixedWindowCount(): (t: number, windowMs: number) => number {
+  let window = Number.NaN;
+  let count = 0;
+  return (t, windowMs) => {
+    const w = Math.floor(t / windowMs);
+    if (w !== window) {
+      window = w;
+      count = 0;
+    }
+    return ++count;
+  };
+}
+
 // A fixed window of `limit` per `windowMs`, sent to at `share` of its rate; each answer comes back
 // after a round trip drawn from a seeded log-normal (p50 120 ms, p99 600 ms, as the zoo's slow
 // vendor), so answers of the old window arrive after answers of the new one.
@@ -92,19 +107,13 @@ function shuffled(limit: number, windowMs: number, share: number, seconds: numbe
   const gauss = (): number => Math.sqrt(-2 * Math.log(random())) * Math.cos(2 * Math.PI * random());
   const every = windowMs / (share * limit);
   const answers: { at: number; remaining: number; sent: number }[] = [];
-  let count = 0;
-  let window = -1;
+  const count = fixedWindowCount();
   let sent = 0;
   for (let t = 0; t < seconds * 1000; t += every) {
     sent++;
-    const w = Math.floor(t / windowMs);
-    if (w !== window) {
-      window = w;
-      count = 0;
-    }
-    count++;
+    const remaining = limit - count(t, windowMs);
     const rtt = 120 * Math.exp(0.69 * gauss());
-    answers.push({ at: t + rtt, remaining: limit - count, sent });
+    answers.push({ at: t + rtt, remaining, sent });
   }
   answers.sort((a, b) => a.at - b.at);
   for (const a of answers)
@@ -419,6 +428,9 @@ describe("throttleCeiling: a throttle's bound, taken for the round rate just und
     ['20 a window throttled at 40.5/s: 20 per 500 ms, 99 % of 40/s', 40.5, 20, 39.6],
     ['100 a window throttled at 10.3/s: 100 per 10 s, 9.9/s', 10.3, 100, 9.9],
     ['7 a window throttled at 7.2/s: 6.93/s', 7.2, 7, 6.93],
+    // The cost: a bucket of 25 refilled at 5.2/s, throttled just above it, is taken for 25 per
+    // 5 s, 5/s, and paced at 4.95/s, 95 % of its rate (98.5 % of the bound would be 5.17/s).
+    ['25 refilled at 5.2/s, throttled at 5.25/s: 25 per 5 s, 4.95/s', 5.25, 25, 4.95],
     [
       '30 a window throttled at 20.4/s: 30 per 1.5 s is no window vendors configure, 98.5 % of it',
       20.4,
@@ -473,20 +485,14 @@ describe('RemainingOnlyRate: a window read that leaves room at every answer', ()
   it('a fixed window of 20 per 2 s, read and paced at 9.9/s, then the vendor allows 20 per 1 s: the window read is dropped and the rate climbs (not held at 9.9/s for good)', () => {
     // A fixed window written here; answers come back at once; we send at the rate read.
     const r = new RemainingOnlyRate(1);
+    const count = fixedWindowCount();
     let sent = 0;
     let windowMs = 2000;
-    let at = -1;
-    let count = 0;
     let t = 0;
     const send = (): void => {
       sent++;
-      const idx = Math.floor(t / windowMs);
-      if (idx !== at) {
-        at = idx;
-        count = 0;
-      }
-      count++;
-      r.answer(t, Math.max(0, 20 - count), 20, sent, sent, r.rate ?? 12, Number.NEGATIVE_INFINITY);
+      const remaining = Math.max(0, 20 - count(t, windowMs));
+      r.answer(t, remaining, 20, sent, sent, r.rate ?? 12, Number.NEGATIVE_INFINITY);
       t += 1000 / (r.rate ?? 12);
     };
     while (t < 30_000) send();
@@ -500,15 +506,21 @@ describe('RemainingOnlyRate: a window read that leaves room at every answer', ()
 
 describe('RemainingOnlyRate: a sliding window read from our sends, throttled at its own pace again and again', () => {
   it('a throttle every 3 s at 99 % of a 1 s log of 20 (a path with jitter): the share aimed at steps down a point a throttle from the second on, to 95 %, and comes back after 5 quiet minutes', () => {
+    // A sliding log of 20 a second written here (our sends in the last second); answers at once.
     const r = new RemainingOnlyRate(1, 0.99);
-    const sends: number[] = [];
+    const log: number[] = [];
+    let sent = 0;
     let t = 0;
+    const send = (): void => {
+      sent++;
+      log.push(t);
+      while (log[0]! <= t - 1000) log.shift();
+      r.answer(t, Math.max(0, 20 - log.length), 20, sent, sent, r.rate ?? 16, Number.NEGATIVE_INFINITY);
+    };
     let nextThrottle = 10_000;
     const rates: number[] = [];
     while (t < 40_000) {
-      sends.push(t);
-      const remaining = Math.max(0, 20 - sends.filter((x) => x > t - 1000).length);
-      r.answer(t, remaining, 20, sends.length, sends.length, r.rate ?? 16, Number.NEGATIVE_INFINITY);
+      send();
       if (t >= nextThrottle && r.windowMs !== undefined) {
         r.throttled(t, r.rate!, Number.NEGATIVE_INFINITY, 0);
         rates.push(r.rate!);
@@ -523,13 +535,8 @@ describe('RemainingOnlyRate: a sliding window read from our sends, throttled at 
     assert.ok(Math.abs(r.rate! - 19) < 1e-9, `last ${r.rate}`);
     // Five quiet minutes give a point back.
     const quietFrom = t;
-    let count = sends.length;
-    const recent = sends.filter((x) => x > t - 1000);
     while (t < quietFrom + 301_000) {
-      count++;
-      recent.push(t);
-      while (recent[0]! <= t - 1000) recent.shift();
-      r.answer(t, Math.max(0, 20 - recent.length), 20, count, count, r.rate!, Number.NEGATIVE_INFINITY);
+      send();
       t += 1000 / r.rate!;
     }
     assert.ok(Math.abs(r.rate! - 19.2) < 1e-9, `after 5 minutes ${r.rate}`);

@@ -264,10 +264,9 @@ export class RemainingOnlyRate {
   #ceiling(): number {
     const share = RemainingOnlyRate.upperShare;
     const throttle = this.#throttleUpper;
-    const byThrottle =
-      this.#limitKnown && Number.isFinite(throttle)
-        ? throttleCeiling(throttle, this.#limit, this.#targetShare, share)
-        : throttle * share;
+    const byThrottle = this.#limitKnown
+      ? throttleCeiling(throttle, this.#limit, this.#targetShare, share)
+      : throttle * share;
     return Math.min(byThrottle, this.#drainUpper * share);
   }
 
@@ -491,9 +490,8 @@ export class RemainingOnlyRate {
 
   // The least, over the throttles kept, of the rate in force then and what we sent over
   // `windowMs` before it, whichever is more (less where the log no longer covers it: a bound
-  // read too low).
-  // Throttles older than MARGIN_BACK_MS are left out: the margin they taught has been given back
-  // by then, and a throttle at 95 % kept for good would hold the pace there.
+  // read too low). Throttles older than MARGIN_BACK_MS are left out: the margin they taught has
+  // been given back by then, and a throttle at 95 % kept for good would hold the pace there.
   #throttledOver(windowMs: number): number {
     const sends = this.#sends;
     const since = this.#now - MARGIN_BACK_MS;
@@ -571,8 +569,8 @@ export class RemainingOnlyRate {
     }
     this.#throttles.push({ at: now, rate: at });
     if (this.#throttles.length > 16) this.#throttles.shift();
-    // A sliding window read from our sends, throttled at its own pace (the throttle's bound
-    // within 2 % of its rate) by arrivals bunched up over real HTTP: the window stands, its pace
+    // A sliding window read from our sends, throttled at its own pace (the throttle's bound at
+    // the share aimed at, less a point: 98 % at 99 %) by arrivals bunched up over real HTTP: the window stands, its pace
     // kept (windowPace). Dropped and the rate halved, as before, a 1 s log of 50 over loopback
     // (limit 2x) went from 49.5/s to 24.75/s at each such throttle, read its window again a
     // second later, and was throttled again 1.2 s after that: 70.6 % (84.9 % kept, one run each).
@@ -581,9 +579,9 @@ export class RemainingOnlyRate {
       this.#windowOwn &&
       this.#throttledOver(this.windowMs) >= ((this.#share - 0.01) * this.#limit * 1000) / this.windowMs
     ) {
-      // (At the share aimed at, less a point: 98 % at 99 %, as before the margin.) Such throttles, a pace that held for five windows (5 s at least), take a point off the
-      // share aimed at from the second within a minute, as for a vendor that says its window
-      // (jitter-margin.ts). Kept at 99 %, a 1 s log of 50 over loopback on a busy machine was
+      // Such throttles, at a pace that held for five windows (5 s at least), take a point off
+      // the share aimed at from the second within a minute, as for a vendor that says its
+      // window (jitter-margin.ts). Kept at 99 %, a 1 s log of 50 over loopback on a busy machine was
       // throttled every 3 s at 49.5/s, a second of Retry-After each: 66.5 %.
       const w = this.windowMs;
       this.#learnMargin(

@@ -10,6 +10,8 @@ import { runZoo } from '../src/zoo/zoo-run.js';
 
 const [model, headers, throttle, load, latency, rate, burst] = process.argv.slice(2);
 const loopback = process.env.LOOPBACK === '1';
+// The loopback quota (the loopback bench's).
+const LOOPBACK_RATE = 50;
 let last = 0;
 const start = loopback ? Date.now() : Date.UTC(2026, 11, 1, 8);
 const onLimiterEvent = (e: LimiterEvent, now: number): void => {
@@ -37,10 +39,10 @@ const r = loopback
       configured: { rateShare: Number(rate ?? 0.5), burstShare: Number(burst ?? 0.5) },
       load: Number(load ?? 1.5),
       latency: (latency ?? 'fast') as never,
-      ratePerSecond: 50,
+      ratePerSecond: LOOPBACK_RATE,
       ...(process.env.RUN_SECONDS
         ? {
-            claims: Math.round(Number(load ?? 1.5) * 50 * Number(process.env.RUN_SECONDS)),
+            claims: Math.round(Number(load ?? 1.5) * LOOPBACK_RATE * Number(process.env.RUN_SECONDS)),
             warmupShare: 0.25,
           }
         : {}),
