@@ -2,7 +2,7 @@
 // HTTP-date (IMF-fixdate, and the obsolete RFC 850 and asctime forms), at most a week here.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseHttpDate, parseRetryAfter } from './retry-after.js';
+import { dateWait, parseHttpDate, parseRetryAfter } from './retry-after.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const after = (v: string, date?: string) => parseRetryAfter(v, { now: NOW, date });
@@ -72,5 +72,36 @@ describe('Retry-After as an HTTP-date', () => {
     assert.equal(parseHttpDate('Monday, 30-Nov-26 12:00:07 GMT'), t);
     assert.equal(parseHttpDate('Mon Nov 30 12:00:07 2026'), t);
     assert.equal(parseHttpDate('  Mon Nov 30 12:00:07 2026  '), t);
+  });
+});
+
+describe('an HTTP-date against the Date header (dateWait)', () => {
+  // The server's Date is cut down to its second: at 12:00:00.870 it says 12:00:00.
+  const RA = 'Mon, 30 Nov 2026 12:00:02 GMT';
+  const DATE = 'Mon, 30 Nov 2026 12:00:00 GMT';
+  const at = (offsetMs: number) => parseRetryAfter(RA, { now: NOW + offsetMs, date: DATE });
+  const rows: readonly [string, number, number][] = [
+    ['our clock within the second the Date names: the date less our now', 870, 1130],
+    ['at the very start of that second', 0, 2000],
+    ['at its end', 1000, 1000],
+    ['ours a little behind the server (before its Date): no more than the Date says', -300, 2000],
+    ['ours far behind: as the Date says', -60_000, 2000],
+    ['ours past that second (a slow answer, or ahead): a second under the Date, no less', 1400, 1000],
+    ['ours far ahead: a second under the Date, no less', 60_000, 1000],
+  ];
+  for (const [name, offset, expected] of rows) it(name, () => assert.equal(at(offset), expected));
+
+  it('dateWait as a table', () => {
+    assert.equal(dateWait(2000, 1130), 1130);
+    assert.equal(dateWait(2000, 2500), 2000);
+    assert.equal(dateWait(2000, 500), 1000);
+    assert.equal(dateWait(2000, Number.NaN), 2000);
+    assert.equal(dateWait(500, -400), -400);
+    assert.equal(dateWait(2000, Number.POSITIVE_INFINITY), 2000);
+  });
+
+  it('without a Date header: our clock', () => {
+    assert.equal(parseRetryAfter(RA, { now: NOW + 870 }), 1130);
+    assert.equal(parseRetryAfter(RA, { now: Number.NaN }), undefined);
   });
 });
