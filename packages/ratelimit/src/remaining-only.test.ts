@@ -411,6 +411,14 @@ describe('RemainingOnlyRate: a sliding window read from our sends, throttled at 
     assert.equal(r.windowMs, 1000);
     assert.ok(r.rate! >= 19.5, `rate ${r.rate}`);
   });
+
+  it('but not a throttle within a second of a pause: a pause only frees room in a sliding window, so the window read was wrong', () => {
+    const { r, t } = atPace();
+    // The last pause ended 400 ms ago (the second after it runs to t + 600).
+    r.throttled(t, r.rate!, t + 600, 0);
+    assert.equal(r.windowMs, undefined);
+    assert.ok(r.rate! < 19.8, `rate ${r.rate}`);
+  });
 });
 
 describe("throttleCeiling: a throttle's bound, taken for the round rate just under it", () => {

@@ -574,9 +574,15 @@ export class RemainingOnlyRate {
     // kept (windowPace). Dropped and the rate halved, as before, a 1 s log of 50 over loopback
     // (limit 2x) went from 49.5/s to 24.75/s at each such throttle, read its window again a
     // second later, and was throttled again 1.2 s after that: 70.6 % (84.9 % kept, one run each).
+    // Not within a second of a pause's end: a pause only frees room in a sliding window, so its
+    // own pace is not refused right after one. A 20/s bucket at 3x load, its Remaining steady at
+    // 10 while we sent 21/s, was read as 20 per 500 ms and paced at 39.6/s; each throttle there
+    // came within a second of the last pause (HTTP-date Retry-After, to the next whole second),
+    // was kept as jitter, and it was throttled every 1.25 s for good (4.77 %).
     if (
       this.windowMs !== undefined &&
       this.#windowOwn &&
+      now >= quietUntil &&
       this.#throttledOver(this.windowMs) >= ((this.#share - 0.01) * this.#limit * 1000) / this.windowMs
     ) {
       // Such throttles, at a pace that held for five windows (5 s at least), take a point off
