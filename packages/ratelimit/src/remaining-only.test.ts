@@ -412,6 +412,23 @@ describe('RemainingOnlyRate: a sliding window read from our sends, throttled at 
     assert.ok(r.rate! >= 19.5, `rate ${r.rate}`);
   });
 
+  it('nor a second throttle at its pace in a row before that pace was steady (5 s since a pause): the window is dropped', () => {
+    const { r, t } = atPace();
+    // A pause ended 2 s before t, its quiet second 1 s before t.
+    r.throttled(t, r.rate!, t - 1000, 0);
+    assert.equal(r.windowMs, 1000);
+    r.throttled(t + 2000, r.rate!, t - 1000, 0);
+    assert.equal(r.windowMs, undefined);
+  });
+
+  it('throttles at its pace each after a steady stretch leave it standing', () => {
+    const { r, t } = atPace();
+    r.throttled(t, r.rate!, t - 1000, 0);
+    r.throttled(t + 6000, r.rate!, t - 1000, 0);
+    r.throttled(t + 12_000, r.rate!, t - 1000, 0);
+    assert.equal(r.windowMs, 1000);
+  });
+
   it('but not a throttle within a second of a pause: a pause only frees room in a sliding window, so the window read was wrong', () => {
     const { r, t } = atPace();
     // The last pause ended 400 ms ago (the second after it runs to t + 600).

@@ -232,6 +232,8 @@ export class RemainingOnlyRate {
   #now = Number.NEGATIVE_INFINITY;
   // When the window read now was read.
   #windowSince = Number.NEGATIVE_INFINITY;
+  // Throttles in a row at the pace of a window read from our sends before that pace was steady.
+  #unsteadyInRow = 0;
   // Since when every answer left room under the window read (see #checkRoom).
   #room: { w: number; since: number } | undefined;
   // The most the vendor took (what we sent, less what it refused) over each of ownWindowsMs,
@@ -485,7 +487,17 @@ export class RemainingOnlyRate {
     this.windowMs = run.w;
     this.#windowOwn = true;
     this.#windowSince = now;
+    this.#unsteadyInRow = 0;
     this.#windowRate();
+  }
+
+  // Whether a throttle at the pace of a window read from our sends leaves that window standing
+  // (see throttled): once, whenever it comes; a second in a row before the pace was steady,
+  // not.
+  #ownStands(now: number, quietUntil: number, w: number): boolean {
+    const steady = now - Math.max(this.#windowSince, quietUntil) >= Math.max(STEADY_MS, 5 * w);
+    this.#unsteadyInRow = steady ? 0 : this.#unsteadyInRow + 1;
+    return this.#unsteadyInRow < 2;
   }
 
   // The least, over the throttles kept, of the rate in force then and what we sent over
@@ -578,12 +590,16 @@ export class RemainingOnlyRate {
     // own pace is not refused right after one. A 20/s bucket at 3x load, its Remaining steady at
     // 10 while we sent 21/s, was read as 20 per 500 ms and paced at 39.6/s; each throttle there
     // came within a second of the last pause (HTTP-date Retry-After, to the next whole second),
-    // was kept as jitter, and it was throttled every 1.25 s for good (4.77 %).
+    // was kept as jitter, and it was throttled every 1.25 s for good (4.77 %). Nor a second such
+    // throttle in a row before the pace was steady (five windows, 5 s at least, since the window
+    // was read or the last pause's quiet second): a 7/s bucket read as 7 per 500 ms was throttled
+    // a second after each pause's quiet second, every 2 s, kept each time (5.77 %).
     if (
       this.windowMs !== undefined &&
       this.#windowOwn &&
+      this.#throttledOver(this.windowMs) >= ((this.#share - 0.01) * this.#limit * 1000) / this.windowMs &&
       now >= quietUntil &&
-      this.#throttledOver(this.windowMs) >= ((this.#share - 0.01) * this.#limit * 1000) / this.windowMs
+      this.#ownStands(now, quietUntil, this.windowMs)
     ) {
       // Such throttles, at a pace that held for five windows (5 s at least), take a point off
       // the share aimed at from the second within a minute, as for a vendor that says its
