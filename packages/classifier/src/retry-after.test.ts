@@ -2,6 +2,7 @@
 // HTTP-date (IMF-fixdate, and the obsolete RFC 850 and asctime forms), at most a week here.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { dateWait, parseHttpDate, parseRetryAfter } from './retry-after.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
@@ -98,6 +99,16 @@ describe('an HTTP-date against the Date header (dateWait)', () => {
     assert.equal(dateWait(2000, Number.NaN), 2000);
     assert.equal(dateWait(500, -400), -400);
     assert.equal(dateWait(2000, Number.POSITIVE_INFINITY), 2000);
+  });
+
+  it('property: within the second under the date less the Date, and our clock wherever it falls in it', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1e7 }), fc.integer({ min: -1e7, max: 1e7 }), (byDate, local) => {
+        const w = dateWait(byDate, local);
+        assert.ok(w <= byDate && w >= byDate - 1000);
+        if (local <= byDate && local >= byDate - 1000) assert.equal(w, local);
+      }),
+    );
   });
 
   it('without a Date header: our clock', () => {
