@@ -223,6 +223,35 @@ describe('RemainingOnlyRate: a bucket whose drain was read low', () => {
   });
 });
 
+describe('RemainingOnlyRate: a window read from our sends against a drain', () => {
+  // A drain of about 16.7/s read at a throttle, then answers that fit a sliding window of 20 per
+  // 500 ms (40/s) at 30/s sent: what we sent over the last 500 ms is what the vendor counts.
+  function after(withDrain: boolean): RemainingOnlyRate {
+    const r = new RemainingOnlyRate(0.1, 0.99);
+    let sent = 0;
+    if (withDrain) {
+      for (let t = 0; t < 2000; t += 1000 / 20.3) {
+        sent++;
+        r.answer(t, Math.max(1, 10 - Math.floor(t / 250)), 20, sent, sent, 20.3, -Infinity);
+      }
+      r.throttled(2000, 20.3, -Infinity);
+    }
+    const log: number[] = [];
+    for (let t = 3000; t < 13_000; t += 1000 / 30) {
+      sent++;
+      log.push(t);
+      while (log[0]! <= t - 500) log.shift();
+      r.answer(t, 20 - log.length, 20, sent, sent, 30, 3000);
+    }
+    return r;
+  }
+
+  it('without a drain, the window of 500 ms is read', () => assert.equal(after(false).windowMs, 500));
+
+  it('a window whose rate is over 1.5 times what a bucket was seen to free is not read (a 7/s bucket read as 7 per 500 ms)', () =>
+    assert.equal(after(true).windowMs, undefined));
+});
+
 describe('fixedWindowSays: resets that say a fixed window, against a sliding one of w read from our sends', () => {
   type Resets = { at: number; gap: number }[];
   const table: [string, Resets, number, number, boolean][] = [

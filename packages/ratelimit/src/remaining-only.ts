@@ -168,6 +168,13 @@ export function throttleCeiling(
   return round >= SNAP_SHARE * upper ? Math.min(ceiling, round * targetShare) : ceiling;
 }
 
+/**
+ * How far above what a bucket was seen to free a window read from our sends may put the rate
+ * (see #readOwnWindow). A sliding counter whose windows took unequal counts drains too, read at
+ * 18.6/s for 20/s: well within it.
+ */
+export const DRAIN_OVER = 1.5;
+
 /** How close under a throttle's bound a round rate must be to be taken for the vendor's (see throttleCeiling). */
 export const SNAP_SHARE = 0.95;
 
@@ -450,7 +457,11 @@ export class RemainingOnlyRate {
 
   // A sliding window counts what we sent in it: the window over which we sent limit − remaining,
   // read alike by answers in a row over a window (a fixed window's count since its start reads
-  // a different window at each answer), is the vendor's (own-window.ts).
+  // a different window at each answer), is the vendor's (own-window.ts). Not one whose rate is
+  // more than DRAIN_OVER times what a bucket was seen to free (a sliding window does not drain):
+  // a bucket whose Remaining sits still while we send at its rate fits a window of any length,
+  // and a 7/s bucket drained at 7.5/s was read as 7 per 500 ms, again after each time a throttle
+  // dropped that reading (held-out seed 2: 0.95 -> 0.72 % throttled).
   #readOwnWindow(now: number, remaining: number, limit: number | undefined, vendorCount: number): void {
     const sends = this.#sends;
     sends.record(now, vendorCount);
@@ -480,6 +491,7 @@ export class RemainingOnlyRate {
     const run = this.#own;
     if (
       run === undefined ||
+      (limit * 1000) / run.w > DRAIN_OVER * this.#drainUpper ||
       this.windowMs !== undefined ||
       !ownRunStands(run.answers, now - run.since, ownRunMs(run.w, run.off, run.counted, limit))
     )
