@@ -1,6 +1,6 @@
 import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
-import { jitterMargin, steadyThrottle } from './jitter-margin.js';
+import { LearnedMargin, steadyThrottle } from './jitter-margin.js';
 import type { QuotaSignal } from './quota-signal.js';
 import { RemainingOnlyRate } from './remaining-only.js';
 import { bareThrottle, throttleCut } from './retry-after-rate.js';
@@ -191,12 +191,8 @@ export class RateController {
   // A vendor with Remaining and no reset: its rate read from how Remaining moves.
   #remainingOnly: RemainingOnlyRate | undefined;
   #pausedTill = Number.NEGATIVE_INFINITY;
-  // The share of the vendor's advertised rate aimed at, learned from throttles (jitterMargin),
-  // when it last moved, and since when the vendor's rate is known.
-  #share: number;
-  #shareMovedAt = Number.NEGATIVE_INFINITY;
-  #marginThrottleAt = Number.NEGATIVE_INFINITY;
-  #lastThrottleAt = Number.NEGATIVE_INFINITY;
+  // The share of the vendor's advertised rate aimed at, learned from throttles (jitterMargin).
+  readonly #margin: LearnedMargin;
   // Since when the pace is steady (see steadyThrottle), and the vendor's rate it was read at.
   #steadySince = Number.NEGATIVE_INFINITY;
   #steadyRate: number | undefined;
@@ -227,7 +223,7 @@ export class RateController {
     this.#level = level;
     this.#o = options;
     this.#climbMs = options.recoverMs;
-    this.#share = options.targetShare;
+    this.#margin = new LearnedMargin(options.targetShare);
     this.#current = Math.min(level.ratePerSecond, options.maxRatePerSecond);
     this.#minRate = Math.min(options.minRatePerSecond ?? level.ratePerSecond / 20, this.#current);
   }
@@ -251,7 +247,7 @@ export class RateController {
   #ceiling(): number {
     let c = this.#level.ratePerSecond;
     if (this.#limit !== undefined && this.#windowMs > 0)
-      c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#share;
+      c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#margin.share;
     else if (this.#remainingOnly?.rate !== undefined) c = this.#remainingOnly.rate;
     return Math.min(c, this.#o.maxRatePerSecond);
   }
@@ -428,25 +424,11 @@ export class RateController {
       now,
       windowMs,
       steadySince: Math.max(this.#steadySince, this.#pausedTill),
-      lastAt: this.#marginThrottleAt,
+      lastAt: this.#margin.lastAt,
       ratePerSecond: this.#current,
       underPerSecond: vendorRate * this.#o.targetShare,
     });
-    ({
-      share: this.#share,
-      movedAt: this.#shareMovedAt,
-      lastAt: this.#marginThrottleAt,
-    } = jitterMargin({
-      share: this.#share,
-      targetShare: this.#o.targetShare,
-      movedAt: this.#shareMovedAt,
-      lastAt: this.#marginThrottleAt,
-      lastThrottleAt: this.#lastThrottleAt,
-      now,
-      throttled,
-      throttledUnder,
-    }));
-    if (throttled) this.#lastThrottleAt = now;
+    this.#margin.step(now, throttled, throttledUnder);
   }
 
   // Does `Remaining: 0` on an answer that went through mean nothing more until the reset? In

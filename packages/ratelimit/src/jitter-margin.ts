@@ -101,3 +101,50 @@ export function jitterMargin(input: {
     lastAt,
   };
 }
+
+/**
+ * The state `jitterMargin` folds over, for one level (RateController) or one window read from
+ * our sends (RemainingOnlyRate): the share aimed at, when it last moved, the last steady
+ * throttle and the last throttle of any kind.
+ */
+export class LearnedMargin {
+  #share: number;
+  readonly #targetShare: number;
+  #movedAt = Number.NEGATIVE_INFINITY;
+  #lastAt = Number.NEGATIVE_INFINITY;
+  #lastThrottleAt = Number.NEGATIVE_INFINITY;
+
+  constructor(targetShare: number) {
+    this.#targetShare = targetShare;
+    this.#share = targetShare;
+  }
+
+  /** The share aimed at now. */
+  get share(): number {
+    return this.#share;
+  }
+
+  /** When the last steady throttle came (-Infinity if none yet). */
+  get lastAt(): number {
+    return this.#lastAt;
+  }
+
+  /** One answer: a throttle or not, and if one, whether at a steady pace under the rate (steadyThrottle). */
+  step(now: number, throttled: boolean, throttledUnder: boolean): void {
+    ({
+      share: this.#share,
+      movedAt: this.#movedAt,
+      lastAt: this.#lastAt,
+    } = jitterMargin({
+      share: this.#share,
+      targetShare: this.#targetShare,
+      movedAt: this.#movedAt,
+      lastAt: this.#lastAt,
+      lastThrottleAt: this.#lastThrottleAt,
+      now,
+      throttled,
+      throttledUnder,
+    }));
+    if (throttled) this.#lastThrottleAt = now;
+  }
+}

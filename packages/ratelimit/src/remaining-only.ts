@@ -18,7 +18,7 @@
  * throttle puts it there at once (or halves it, when it came far above any rate the vendor was
  * seen to accept), so one throttle, not one a second, ends the search.
  */
-import { jitterMargin, MARGIN_BACK_MS, STEADY_MS } from './jitter-margin.js';
+import { LearnedMargin, MARGIN_BACK_MS, STEADY_MS } from './jitter-margin.js';
 import { type OwnReading, OwnSends, windowFromOwnSends } from './own-window.js';
 import { windowFromResets } from './reset-period.js';
 import { ROUND_WINDOWS_MS } from './round-window.js';
@@ -45,7 +45,16 @@ export function windowPace(input: {
 }): number {
   const { limit, windowMs, targetShare, throttledAt, ceiling } = input;
   const rate = (limit * 1000) / windowMs;
-  return Math.min(rate * targetShare, throttledAt >= (targetShare - 0.01) * rate ? throttledAt : ceiling);
+  return Math.min(rate * targetShare, atWindowPace(throttledAt, rate, targetShare) ? throttledAt : ceiling);
+}
+
+/**
+ * Whether a throttle's bound (`throttledAt`) is at the pace of a window of `rate` aimed at
+ * `share` of it, or above: within a point under the share (98 % at 99 %). Such a throttle says
+ * nothing the window did not (windowPace, RemainingOnlyRate's throttled).
+ */
+export function atWindowPace(throttledAt: number, rate: number, share: number): boolean {
+  return throttledAt >= (share - 0.01) * rate;
 }
 
 /**
@@ -173,7 +182,7 @@ export function throttleCeiling(
  * (see #readOwnWindow). A sliding counter whose windows took unequal counts drains too, read at
  * 18.6/s for 20/s: well within it.
  */
-export const DRAIN_OVER = 1.5;
+const DRAIN_OVER = 1.5;
 
 /** How close under a throttle's bound a round rate must be to be taken for the vendor's (see throttleCeiling). */
 export const SNAP_SHARE = 0.95;
@@ -230,11 +239,8 @@ export class RemainingOnlyRate {
   #own: { w: number; since: number; answers: number; off: number; counted: number } | undefined;
   readonly #readings: OwnReading[] = [];
   // The share of a window read from our sends aimed at, learned from throttles at its own pace
-  // (jitterMargin): when it last moved, the last such throttle, the last throttle of any kind.
-  #share: number;
-  #shareMovedAt = Number.NEGATIVE_INFINITY;
-  #marginAt = Number.NEGATIVE_INFINITY;
-  #lastThrottleAt = Number.NEGATIVE_INFINITY;
+  // (jitterMargin).
+  readonly #margin: LearnedMargin;
   // The latest time seen (an answer's or a throttle's).
   #now = Number.NEGATIVE_INFINITY;
   // When the window read now was read.
@@ -250,7 +256,7 @@ export class RemainingOnlyRate {
   constructor(minRate: number, targetShare = 0.99) {
     this.#minRate = minRate;
     this.#targetShare = targetShare;
-    this.#share = targetShare;
+    this.#margin = new LearnedMargin(targetShare);
   }
 
   /** The share of the upper bound a rate stays at: a throttle comes just above the vendor's rate. */
@@ -298,7 +304,7 @@ export class RemainingOnlyRate {
       this.#limitKnown = true;
     }
     this.#now = Math.max(this.#now, now);
-    this.#learnMargin(now, false, false);
+    this.#margin.step(now, false, false);
     this.#readReset(now, remaining, admitted, quietUntil);
     this.#readOwnWindow(now, remaining, limit, vendorCount);
     const recent = this.#recent;
@@ -336,26 +342,6 @@ export class RemainingOnlyRate {
         : rate * (1 + (0.015 * dt) / 1000);
     this.rate = Math.max(this.#minRate, Math.min(next, this.#ceiling()));
     this.#windowRate();
-  }
-
-  // The share aimed at for a window read from our sends (jitterMargin): a step off at a second
-  // steady throttle within a minute, a step back each 5 minutes without one.
-  #learnMargin(now: number, throttled: boolean, throttledUnder: boolean): void {
-    ({
-      share: this.#share,
-      movedAt: this.#shareMovedAt,
-      lastAt: this.#marginAt,
-    } = jitterMargin({
-      share: this.#share,
-      targetShare: this.#targetShare,
-      movedAt: this.#shareMovedAt,
-      lastAt: this.#marginAt,
-      lastThrottleAt: this.#lastThrottleAt,
-      now,
-      throttled,
-      throttledUnder,
-    }));
-    if (throttled) this.#lastThrottleAt = now;
   }
 
   // A window read whose pace leaves a quarter of the limit (2 at least) unused at every answer
@@ -397,7 +383,7 @@ export class RemainingOnlyRate {
     const rate = windowPace({
       limit: this.#limit,
       windowMs: this.windowMs,
-      targetShare: this.#windowOwn ? this.#share : this.#targetShare,
+      targetShare: this.#windowOwn ? this.#margin.share : this.#targetShare,
       throttledAt: this.#throttledOver(this.windowMs),
       ceiling: this.#ceiling(),
     });
@@ -503,15 +489,6 @@ export class RemainingOnlyRate {
     this.#windowRate();
   }
 
-  // Whether a throttle at the pace of a window read from our sends leaves that window standing
-  // (see throttled): once, whenever it comes; a second in a row before the pace was steady,
-  // not.
-  #ownStands(now: number, quietUntil: number, w: number): boolean {
-    const steady = now - Math.max(this.#windowSince, quietUntil) >= Math.max(STEADY_MS, 5 * w);
-    this.#unsteadyInRow = steady ? 0 : this.#unsteadyInRow + 1;
-    return this.#unsteadyInRow < 2;
-  }
-
   // The least, over the throttles kept, of the rate in force then and what we sent over
   // `windowMs` before it, whichever is more (less where the log no longer covers it: a bound
   // read too low). Throttles older than MARGIN_BACK_MS are left out: the margin they taught has
@@ -606,28 +583,25 @@ export class RemainingOnlyRate {
     // throttle in a row before the pace was steady (five windows, 5 s at least, since the window
     // was read or the last pause's quiet second): a 7/s bucket read as 7 per 500 ms was throttled
     // a second after each pause's quiet second, every 2 s, kept each time (5.77 %).
+    const w = this.windowMs;
     if (
-      this.windowMs !== undefined &&
+      w !== undefined &&
       this.#windowOwn &&
-      this.#throttledOver(this.windowMs) >= ((this.#share - 0.01) * this.#limit * 1000) / this.windowMs &&
-      now >= quietUntil &&
-      this.#ownStands(now, quietUntil, this.windowMs)
+      atWindowPace(this.#throttledOver(w), (this.#limit * 1000) / w, this.#margin.share)
     ) {
-      // Such throttles, at a pace that held for five windows (5 s at least), take a point off
-      // the share aimed at from the second within a minute, as for a vendor that says its
-      // window (jitter-margin.ts). Kept at 99 %, a 1 s log of 50 over loopback on a busy machine was
-      // throttled every 3 s at 49.5/s, a second of Retry-After each: 66.5 %.
-      const w = this.windowMs;
-      this.#learnMargin(
-        now,
-        true,
-        now - Math.max(this.#windowSince, quietUntil) >= Math.max(STEADY_MS, 5 * w) &&
-          now - this.#marginAt >= w,
-      );
-      this.#windowRate();
-      return;
+      const steady = now - Math.max(this.#windowSince, quietUntil) >= Math.max(STEADY_MS, 5 * w);
+      this.#unsteadyInRow = steady ? 0 : this.#unsteadyInRow + 1;
+      if (now >= quietUntil && this.#unsteadyInRow < 2) {
+        // Such throttles, at a pace that held for five windows (5 s at least), take a point off
+        // the share aimed at from the second within a minute, as for a vendor that says its
+        // window (jitter-margin.ts). Kept at 99 %, a 1 s log of 50 over loopback on a busy
+        // machine was throttled every 3 s at 49.5/s, a second of Retry-After each: 66.5 %.
+        this.#margin.step(now, true, steady && now - this.#margin.lastAt >= w);
+        this.#windowRate();
+        return;
+      }
     }
-    this.#learnMargin(now, true, false);
+    this.#margin.step(now, true, false);
     // Throttled at a fixed window's own pace: that was no fixed window (or not that one).
     if (this.windowMs !== undefined) {
       this.windowMs = undefined;
