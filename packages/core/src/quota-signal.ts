@@ -26,4 +26,12 @@ export interface QuotaSignal {
    * The limiter does not read it.
    */
   readonly policy?: string;
+  /**
+   * Milliseconds from when the limiter admitted the request this answer belongs to (its lease)
+   * to the answer, on the limiter's clock. The vendor counted the request and measured its
+   * reset within it: what the limiter admitted since is not in this answer's `remaining` yet,
+   * and a reset taken less half the round trip (as the router takes it) is good to half of it
+   * either way, so a limiter bounds a fixed window's end by many such answers.
+   */
+  readonly roundTripMs?: number;
 }

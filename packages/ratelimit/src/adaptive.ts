@@ -8,6 +8,7 @@ import { roundWindow } from './round-window.js';
 import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
 import { phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
+import { WindowEnd } from './window-end.js';
 
 /** How a limiter follows the vendor's quota signals. */
 export interface AdaptiveOptions {
@@ -123,6 +124,8 @@ export interface LevelTraffic {
   readonly inFlight: number;
   /** Admissions on this level so far (a running count). */
   readonly admitted: number;
+  /** Admissions on this level after a time; undefined where that is not known. */
+  readonly admittedSince?: (t: number) => number | undefined;
 }
 
 export interface ObserveResult {
@@ -198,6 +201,8 @@ export class RateController {
   #steadyRate: number | undefined;
   // Whether this vendor's `Remaining: 0` means full until its reset (see #zeroIsFull).
   #zeroFull: boolean | undefined;
+  // Where the answers bound a fixed window's end (see WindowEnd).
+  readonly #windowEnd = new WindowEnd();
   #zeroCheckAt = Number.POSITIVE_INFINITY;
   #zeroCheckAdmitted = 0;
   #zeroBack = 0;
@@ -276,6 +281,8 @@ export class RateController {
       this.#lastResetMs = resetMs;
       phaseResetMs = resetByPhase({ resetMs, now, windowMs: this.#windowMs, beganAt: this.#beganAt });
     }
+    if (resetMs !== undefined && finite(signal.roundTripMs))
+      this.#windowEnd.add(now, resetMs, signal.roundTripMs);
     this.#learnMargin(signal.throttled === true, now);
     let pauseFor: number | undefined;
     if (hasRemaining) {
@@ -283,14 +290,23 @@ export class RateController {
       // The token being refilled keeps its progress: cutting it would push the pace back on
       // every answer.
       const held = store.snapshot(this.#level, now).tokens;
-      const budget = Math.max(0, Math.floor(remaining - traffic.inFlight));
+      // A fixed window whose answers agree on where it ends (WindowEnd): an answer from a window
+      // that has surely ended says nothing of now; one from the window in force is exact, less
+      // what went after it. Otherwise the requests in flight, which counts those that went
+      // before it twice (a bucket or a log frees some meanwhile, and that evens it out).
+      const window = this.#answeredWindow(now, resetMs, signal.roundTripMs);
+      const stale = window !== undefined && now >= window.high;
+      const ahead =
+        (window === undefined ? undefined : this.#sentAfter(signal, now, traffic)) ?? traffic.inFlight;
+      const budget = stale ? Number.POSITIVE_INFINITY : Math.max(0, Math.floor(remaining - ahead));
       if (held > budget) store.adjust(this.#level, { capTokens: budget + (held - Math.floor(held)) }, now);
       if (signal.throttled === true) {
         // Nothing left and refused: nothing until the reset.
         if (remaining === 0 && resetMs !== undefined && resetMs > 0) pauseFor = resetMs;
-      } else if (this.#zeroIsFull(remaining, traffic.inFlight, now, resetMs, traffic.admitted))
-        pauseFor = phaseResetMs;
+      } else if (!stale && this.#zeroIsFull(remaining, ahead, now, resetMs, traffic.admitted))
+        pauseFor = phaseResetMs === undefined ? undefined : this.#bounded(now, phaseResetMs, window);
       else if (
+        !stale &&
         this.#zeroFull !== false &&
         phaseResetMs !== undefined &&
         phaseResetMs > 0 &&
@@ -300,7 +316,12 @@ export class RateController {
         // the requests in flight land is all that goes before it.
         store.adjust(
           this.#level,
-          { budget: { count: Math.floor(remaining - traffic.inFlight), until: now + phaseResetMs } },
+          {
+            budget: {
+              count: Math.floor(remaining - ahead),
+              until: now + this.#bounded(now, phaseResetMs, window),
+            },
+          },
           now,
         );
       }
@@ -471,6 +492,34 @@ export class RateController {
       this.#zeroCheckAt = due ? Math.max(this.#zeroCheckAt, now + resetMs) : now + resetMs;
     }
     return true;
+  }
+
+  // The window an answer was counted in, for a vendor known to be a fixed window whose answers
+  // agree on where its windows end (WindowEnd): it ended after `low` and by `high`.
+  #answeredWindow(
+    now: number,
+    resetMs: number | undefined,
+    roundTripMs: number | undefined,
+  ): { readonly low: number; readonly high: number } | undefined {
+    if (resetMs === undefined || !finite(roundTripMs) || this.#zeroFull !== true || this.#windowMs <= 0)
+      return undefined;
+    return this.#windowEnd.bounds(now, resetMs, roundTripMs, roundWindow(this.#windowMs));
+  }
+
+  // Requests admitted after the one an answer belongs to, when its round trip says when that
+  // one was admitted (AdmissionLog: those admitted at the same instant count, the answered one
+  // itself not).
+  #sentAfter(signal: QuotaSignal, now: number, traffic: LevelTraffic): number | undefined {
+    const rtt = signal.roundTripMs;
+    const since = finite(rtt) ? traffic.admittedSince?.(now - rtt) : undefined;
+    return since === undefined ? undefined : Math.max(0, since - 1);
+  }
+
+  // A `Remaining: 0` pause of a vendor known to be a fixed window, or a budget until its reset,
+  // ends by when the answers bound its window to have ended, when that is before this answer's
+  // guess (WindowEnd); the check pause that tells a fixed window keeps the guess.
+  #bounded(now: number, resetMs: number, window: { readonly high: number } | undefined): number {
+    return window === undefined ? resetMs : Math.max(0, Math.min(resetMs, window.high - now));
   }
 
   // The rate the vendor refused: the rate in force, or what it accepted since the last cut

@@ -226,8 +226,12 @@ export function createLimiter(options: LimiterOptions): Limiter {
       if (level === undefined) return RESOLVED;
       return adaptation.observe(level, signal, () =>
         key === undefined
-          ? { inFlight: scheduler.inFlight, admitted: scheduler.admitted }
-          : scheduler.keyState(key),
+          ? {
+              inFlight: scheduler.inFlight,
+              admitted: scheduler.admitted,
+              admittedSince: (t: number) => scheduler.admittedSince(undefined, t),
+            }
+          : { ...scheduler.keyState(key), admittedSince: (t: number) => scheduler.admittedSince(key, t) },
       );
     },
     snapshot(key) {

@@ -1,3 +1,4 @@
+import { AdmissionLog } from './admission-log.js';
 import type { AbortSignalLike, Clock, TimerHandle } from './clock.js';
 import {
   AcquireAbortedError,
@@ -78,6 +79,8 @@ interface KeyEntry {
   inFlight: number;
   /** Admissions so far (adaptation reads the rate it sends at). */
   admitted: number;
+  /** When the last ones were made, once the scheduler logs admissions. */
+  log: AdmissionLog | undefined;
   readonly pos: WaitList<Waiter>;
   readonly batch: WaitList<Waiter>;
   posCost: number;
@@ -159,6 +162,19 @@ export class Scheduler {
    * no slot to hold is a shared no-op object.
    */
   countInFlight = false;
+
+  /**
+   * Whether admissions are logged with their times (adaptation turns it on once a quota signal
+   * says its round trip: what was admitted since the request answered is not in its Remaining).
+   */
+  logAdmissions = false;
+  #log: AdmissionLog | undefined;
+
+  /** Admissions on `key` (or every key) after `t`; undefined when the log does not reach back that far. */
+  admittedSince(key: string | undefined, t: number): number | undefined {
+    const log = key === undefined ? this.#log : this.#entries.get(key)?.log;
+    return log?.since(t);
+  }
 
   get closed(): boolean {
     return this.#closed;
@@ -636,12 +652,18 @@ export class Scheduler {
     if (lane === 'pos' && this.#batchCost > 0) this.#posStreak++;
     if ((++this.#ops & (SWEEP_EVERY - 1)) === 0) this.#sweep(now);
     if (this.#listeners.size > 0) this.emit({ type: 'acquired', key: entry.key, lane, cost, waitedMs: 0 });
-    return this.#lease(entry);
+    return this.#lease(entry, now);
   }
 
-  #lease(entry: KeyEntry): Lease {
+  #lease(entry: KeyEntry, now: number): Lease {
     this.#admitted++;
     entry.admitted++;
+    if (this.logAdmissions) {
+      this.#log ??= new AdmissionLog(now);
+      this.#log.record(now);
+      entry.log ??= new AdmissionLog(now);
+      entry.log.record(now);
+    }
     if (
       !this.countInFlight &&
       this.#c.accountConcurrency === Number.POSITIVE_INFINITY &&
@@ -674,6 +696,7 @@ export class Scheduler {
         pinned: false,
         inFlight: 0,
         admitted: 0,
+        log: undefined,
         pos: new WaitList<Waiter>(),
         batch: new WaitList<Waiter>(),
         posCost: 0,
@@ -735,7 +758,7 @@ export class Scheduler {
         waitedMs: now - w.enqueuedAt,
       });
     }
-    w.resolve(this.#lease(w.entry));
+    w.resolve(this.#lease(w.entry, now));
   }
 
   #fail(w: Waiter, reason: RejectReason, error: unknown): void {

@@ -36,10 +36,13 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
   // Admitted now when the limiter can say so; otherwise wait in its queue.
   let lease: Lease | undefined =
     limiter.tryAcquire === undefined ? undefined : await limiter.tryAcquire({ key: r.payer, lane: r.lane });
+  // When the limiter admitted this request: what it admits after is not in this answer's Remaining.
+  let admittedAt = o.clock.now();
   if (lease === undefined) {
     r.arm();
     try {
       lease = await limiter.acquire({ key: r.payer, lane: r.lane, deadline: r.deadline, signal: r.signal });
+      admittedAt = o.clock.now();
     } catch (e) {
       if (isDeadlineExceededError(e)) {
         ctx.rec.decision(r, r.path, 'limiter:deadline', { waitMs: e.predictedWaitMs, node: node.name });
@@ -148,12 +151,14 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
   if (verdict.quota !== undefined) {
     // The vendor measured its window's reset when it answered: half a round trip before we
     // read it, as NTP assumes (read as of now, each window would seem to end later than it does).
+    // The round trip from the admission on says the limiter which admissions came after it.
     const q = verdict.quota;
     const key = o.quotaScope(q, r.payer);
+    const roundTripMs = answered - admittedAt;
     void limiter.observe(
       q.resetSeconds !== undefined && latency > 0
-        ? { ...q, resetSeconds: Math.max(0, q.resetSeconds - latency / 2000) }
-        : q,
+        ? { ...q, resetSeconds: Math.max(0, q.resetSeconds - latency / 2000), roundTripMs }
+        : { ...q, roundTripMs },
       key === undefined ? undefined : { key },
     );
   }

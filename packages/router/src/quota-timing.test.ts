@@ -55,6 +55,36 @@ describe('quota signals', () => {
     assert.equal(seen[0]!.remaining, 4);
   });
 
+  it('says the round trip from the admission on: what the limiter admitted since is not in this Remaining', async () => {
+    const clock = new VirtualClock();
+    const seen: QuotaSignal[] = [];
+    const lease: Lease = { release() {} } as Lease;
+    const limiter: RouterLimiter = {
+      // Admitted after 300 ms in the queue; then the request takes 200 ms.
+      acquire: () => new Promise<Lease>((resolve) => clock.setTimer(300, () => resolve(lease))),
+      observe: (s) => {
+        seen.push(s);
+        return Promise.resolve();
+      },
+    };
+    const router = createRouter({
+      ledger: new MemoryLedger(),
+      nodes: [{ name: 'primary', url: 'http://p.test' }],
+      idempotencySecret: SECRET,
+      clock,
+      limiter,
+      transport: functionTransport(async () => {
+        await new Promise<void>((r) => clock.setTimer(200, r));
+        return paid('0.800');
+      }),
+    });
+    const outcome = router.submit(rawClaim());
+    await clock.runAll();
+    assert.equal((await outcome).kind, 'paid');
+    assert.equal(seen[0]!.roundTripMs, 200);
+    assert.ok(Math.abs(seen[0]!.resetSeconds! - 0.7) < 1e-9, String(seen[0]!.resetSeconds));
+  });
+
   it('never reads a reset below zero, and leaves a signal alone when the answer took no time', async () => {
     const clock = new VirtualClock();
     const { limiter, seen } = recordingLimiter(true);

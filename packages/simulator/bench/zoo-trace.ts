@@ -2,6 +2,7 @@
 // node --import tsx bench/zoo-trace.ts <model> <headers> <throttle> [load] [fast|slow] [rate] [burst]
 // VENDOR_RATE=r VENDOR_WINDOW_MS=w: another quota (the held-out zoo's: 7 1000, 10 10000, 10 60000).
 // WARMUP_MS, DURATION_MS: the measured span (the held-out 10 s window: 20000 140000).
+// ACQ=1: every admission too ("acq <seconds>").
 // LOOPBACK=1: the same over loopback HTTP (real timers, 10 s or RUN_SECONDS measured from a quarter, quota 50/s), rate and burst as
 // multiples of the quota (e.g. 0.5 0.5, or 2 1).
 import type { LimiterEvent } from '@rxgate/ratelimit';
@@ -16,6 +17,10 @@ let last = 0;
 const start = loopback ? Date.now() : Date.UTC(2026, 11, 1, 8);
 const onLimiterEvent = (e: LimiterEvent, now: number): void => {
   if (e.type === 'adapted' && now - last < 500) return;
+  if (e.type === 'acquired' && process.env.ACQ) {
+    console.log('acq', ((now - start) / 1000).toFixed(3));
+    return;
+  }
   if (e.type === 'acquired' || e.type === 'rejected') return;
   if (e.type === 'adapted') last = now;
   console.log(

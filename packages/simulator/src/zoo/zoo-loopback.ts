@@ -112,7 +112,9 @@ export async function runZooLoopback(o: ZooLoopbackOptions): Promise<ZooRunResul
       if (q !== undefined) {
         const rtt = answeredAt - sentAt;
         limiter.observe(
-          q.resetSeconds === undefined ? q : { ...q, resetSeconds: Math.max(0, q.resetSeconds - rtt / 2000) },
+          q.resetSeconds === undefined
+            ? q
+            : { ...q, resetSeconds: Math.max(0, q.resetSeconds - rtt / 2000), roundTripMs: rtt },
         );
       }
       if (verdict.kind !== 'throttled') return;

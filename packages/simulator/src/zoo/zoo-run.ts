@@ -160,7 +160,7 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
           limiter.observe(
             q.resetSeconds === undefined
               ? q
-              : { ...q, resetSeconds: Math.max(0, q.resetSeconds - rtt / 2000) },
+              : { ...q, resetSeconds: Math.max(0, q.resetSeconds - rtt / 2000), roundTripMs: rtt },
             scoped ? { key: payer } : undefined,
           );
         }
