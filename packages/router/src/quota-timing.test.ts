@@ -30,22 +30,27 @@ function recordingLimiter(withTry: boolean) {
   return { limiter, seen };
 }
 
+/** A router over one node whose every answer takes 200 ms and says a reset of 0.8 s. */
+function slowVendorRouter(clock: VirtualClock, limiter: RouterLimiter) {
+  return createRouter({
+    ledger: new MemoryLedger(),
+    nodes: [{ name: 'primary', url: 'http://p.test' }],
+    idempotencySecret: SECRET,
+    clock,
+    limiter,
+    transport: functionTransport(async () => {
+      await new Promise<void>((r) => clock.setTimer(200, r));
+      return paid('0.800');
+    }),
+    audit: new MemoryAuditLog(),
+  });
+}
+
 describe('quota signals', () => {
   it('reads the reset as of half a round trip ago: the vendor measured it when it answered', async () => {
     const clock = new VirtualClock();
     const { limiter, seen } = recordingLimiter(false);
-    const router = createRouter({
-      ledger: new MemoryLedger(),
-      nodes: [{ name: 'primary', url: 'http://p.test' }],
-      idempotencySecret: SECRET,
-      clock,
-      limiter,
-      transport: functionTransport(async () => {
-        await new Promise<void>((r) => clock.setTimer(200, r));
-        return paid('0.800');
-      }),
-      audit: new MemoryAuditLog(),
-    });
+    const router = slowVendorRouter(clock, limiter);
     const outcome = router.submit(rawClaim());
     await clock.runAll();
     assert.equal((await outcome).kind, 'paid');
@@ -67,17 +72,7 @@ describe('quota signals', () => {
         return Promise.resolve();
       },
     };
-    const router = createRouter({
-      ledger: new MemoryLedger(),
-      nodes: [{ name: 'primary', url: 'http://p.test' }],
-      idempotencySecret: SECRET,
-      clock,
-      limiter,
-      transport: functionTransport(async () => {
-        await new Promise<void>((r) => clock.setTimer(200, r));
-        return paid('0.800');
-      }),
-    });
+    const router = slowVendorRouter(clock, limiter);
     const outcome = router.submit(rawClaim());
     await clock.runAll();
     assert.equal((await outcome).kind, 'paid');
