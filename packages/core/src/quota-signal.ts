@@ -28,10 +28,11 @@ export interface QuotaSignal {
   readonly policy?: string;
   /**
    * Milliseconds from when the limiter admitted the request this answer belongs to (its lease)
-   * to the answer, on the limiter's clock. The vendor counted the request and measured its
-   * reset within it: what the limiter admitted since is not in this answer's `remaining` yet,
-   * and a reset taken less half the round trip (as the router takes it) is good to half of it
-   * either way, so a limiter bounds a fixed window's end by many such answers.
+   * to the answer, measured on the limiter's clock (the router reads the clock it was given,
+   * which should be the limiter's). The vendor counted the request and measured its reset
+   * within that time: what the limiter admitted since is not in this answer's `remaining` yet,
+   * and a reset taken less half the time from send to answer (as the router takes it) is good
+   * to half of this either way, so a limiter bounds a fixed window's end by several answers.
    */
   readonly roundTripMs?: number;
 }

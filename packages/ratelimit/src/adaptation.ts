@@ -104,9 +104,6 @@ export class Adaptation {
     // From the first Remaining on, leases count what is in flight (they spend what is left).
     if (this.#leasesReturn && signal.remaining !== undefined && this.#scheduler !== undefined)
       this.#scheduler.countInFlight = true;
-    // From the first round trip on, admissions are logged: what went after it is not counted yet.
-    if (signal.roundTripMs !== undefined && this.#scheduler !== undefined)
-      this.#scheduler.logAdmissions = true;
     const result = c.observe(signal, now, this.#ops, traffic());
     if (c.active) this.#active.add(c);
     const s = this.#scheduler;

@@ -140,6 +140,9 @@ export interface ObserveResult {
 // per 10 s, bare 429, 86-90 %); an answer slower than this costs a throttle or two more.
 const PROBE_ALONE_MS = 500;
 
+/** How long before a signal puts its request's admission the limiter looks for it (see #sentAfter). */
+const ADMITTED_SLACK_MS = 5;
+
 /** How far past a `Remaining: 0` pause's reset another pause may end and its answer still say what the reset freed. */
 const ZERO_CHECK_SLACK_MS = 100;
 
@@ -507,11 +510,13 @@ export class RateController {
   }
 
   // Requests admitted after the one an answer belongs to, when its round trip says when that
-  // one was admitted (AdmissionLog: those admitted at the same instant count, the answered one
-  // itself not).
+  // one was admitted (AdmissionLog). The caller reads its clock a little after the limiter
+  // admitted (its await, then the answer's classification), so admissions from a few ms before
+  // count too, and so do those of the same pass (they went together): this errs by counting a
+  // request twice, never by leaving one out. Less the answered one itself.
   #sentAfter(signal: QuotaSignal, now: number, traffic: LevelTraffic): number | undefined {
     const rtt = signal.roundTripMs;
-    const since = finite(rtt) ? traffic.admittedSince?.(now - rtt) : undefined;
+    const since = finite(rtt) ? traffic.admittedSince?.(now - rtt - ADMITTED_SLACK_MS) : undefined;
     return since === undefined ? undefined : Math.max(0, since - 1);
   }
 

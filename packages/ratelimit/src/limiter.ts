@@ -224,6 +224,8 @@ export function createLimiter(options: LimiterOptions): Limiter {
       }
       const level = key === undefined ? accountLevel : levelOf(key);
       if (level === undefined) return RESOLVED;
+      // From the first round trip on, the level's admissions are logged (see AdmissionLog).
+      if (signal.roundTripMs !== undefined) scheduler.logAdmissions(key, clock.now());
       return adaptation.observe(level, signal, () =>
         key === undefined
           ? {

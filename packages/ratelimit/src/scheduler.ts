@@ -163,14 +163,26 @@ export class Scheduler {
    */
   countInFlight = false;
 
-  /**
-   * Whether admissions are logged with their times (adaptation turns it on once a quota signal
-   * says its round trip: what was admitted since the request answered is not in its Remaining).
-   */
-  logAdmissions = false;
   #log: AdmissionLog | undefined;
 
-  /** Admissions on `key` (or every key) after `t`; undefined when the log does not reach back that far. */
+  /**
+   * Logs the admissions of `key` (or of every key) with their times from `now` on: a limiter
+   * does so once a quota signal for that level says its round trip, since what was admitted
+   * after the request answered is not in its Remaining yet. A key's log goes when its entry is
+   * swept.
+   */
+  logAdmissions(key: string | undefined, now: number): void {
+    if (key === undefined) this.#log ??= new AdmissionLog(now);
+    else {
+      const e = this.#entries.get(key);
+      if (e !== undefined) e.log ??= new AdmissionLog(now);
+    }
+  }
+
+  /**
+   * Admissions on `key` (or every key) at or after `t`; undefined when that is not logged, or
+   * not that far back.
+   */
   admittedSince(key: string | undefined, t: number): number | undefined {
     const log = key === undefined ? this.#log : this.#entries.get(key)?.log;
     return log?.since(t);
@@ -658,12 +670,8 @@ export class Scheduler {
   #lease(entry: KeyEntry, now: number): Lease {
     this.#admitted++;
     entry.admitted++;
-    if (this.logAdmissions) {
-      this.#log ??= new AdmissionLog(now);
-      this.#log.record(now);
-      entry.log ??= new AdmissionLog(now);
-      entry.log.record(now);
-    }
+    this.#log?.record(now);
+    entry.log?.record(now);
     if (
       !this.countInFlight &&
       this.#c.accountConcurrency === Number.POSITIVE_INFINITY &&

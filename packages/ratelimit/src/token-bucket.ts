@@ -136,6 +136,7 @@ export class TokenBucket {
   /** Follows a vendor's quota signal: Retry-After pauses, low remaining slows, a bare throttle cuts. */
   observe(signal: QuotaSignal): void {
     // No lease is handed out, so nothing is known in flight.
+    if (signal.roundTripMs !== undefined) this.#scheduler.logAdmissions(undefined, this.#clock.now());
     this.#adaptation.observe(this.#level, signal, () => ({
       inFlight: 0,
       admitted: this.#scheduler.admitted,

@@ -296,6 +296,37 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     lease.release();
   });
 
+  it('with round trips said: requests admitted with the answered one, in the same pass, are not in its Remaining (the caller reads its clock a little later)', async () => {
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
+    const at = async (t: number, signal: QuotaSignal) => {
+      await clock.advanceTo(t);
+      limiter.observe({ limit: 10, ...signal });
+    };
+    // A fixed window, learned as in the test above.
+    await at(0, { remaining: 9, resetSeconds: 0.99 });
+    await at(100, { remaining: 0, resetSeconds: 0.3 });
+    await at(450, { remaining: 9, resetSeconds: 0.95 });
+    await at(500, { remaining: 0, resetSeconds: 0.2 });
+    // (From this answer on, each says its round trip: the limiter logs its admissions.)
+    await at(750, { remaining: 9, resetSeconds: 0.9, roundTripMs: 1 });
+    // Four admitted at once at 1200 (the tokens of the 450 ms before); the first one's answer
+    // at 1300 says 3 left, the window ending at 1650. The caller read its clock half a
+    // millisecond after the admission (its round trip: 99.5 ms). The other three went with it
+    // and are not in that 3: nothing is left until the reset.
+    await clock.advanceTo(1200);
+    const leases = [];
+    for (let i = 0; i < 4; i++) {
+      const l = await limiter.tryAcquire({ key: 'p' });
+      assert.ok(l !== undefined, `admission ${i + 1} at once`);
+      leases.push(l);
+    }
+    await at(1300, { remaining: 3, resetSeconds: 0.3, roundTripMs: 99.5 });
+    assert.ok((await limiter.snapshot()).pausedUntil > 1300, 'paused until the reset');
+    assert.equal(await limiter.tryAcquire({ key: 'p' }), undefined);
+    for (const l of leases) l.release();
+  });
+
   it('what is left before a near reset, once the requests in flight land, is all that goes before it (the wait predicted so)', async () => {
     const clock = new VirtualClock();
     const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });

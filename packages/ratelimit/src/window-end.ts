@@ -10,12 +10,14 @@
  * gateway counts a request on arrival and writes its headers after the work): 35-90 ms of a
  * 1 s window at p50 120 ms, a request or so of every window lost.
  *
- * A fixed window's ends are a whole number of windows apart, so the answers of the last few
- * windows all bound the same lattice: their intersection, moved onto the window at hand, is
- * never early, and is nearer the true end than any one answer's guess. Where the answers
- * disagree (the intersection is empty: a window that starts at the first request after the
- * last one ended, resets in whole seconds rounded down, a window length read wrong) there is
- * no bound, and the one answer's guess stands.
+ * Every answer counted in the same window bounds the same end, so their intersection is never
+ * early and is nearer the true end than any one answer's guess: late by about the shortest
+ * round trip among them. Only answers of the window at hand take part: a lattice of windows a
+ * whole number of windows apart would bound it more tightly still, but a window that starts at
+ * the first request after the last one ended (a Redis INCR with an expiry, say) moves that
+ * lattice each time, later by our lateness, and its answers still seem to agree: a bound read
+ * across windows there is early. Where the answers disagree (the intersection is empty) there
+ * is no bound, and the one answer's guess stands.
  */
 export class WindowEnd {
   // The last answers' bounds on the end of the window each was counted in (ms).
@@ -36,9 +38,9 @@ export class WindowEnd {
   }
 
   /**
-   * The window this answer (as for `add`) was counted in, on a lattice of `windowMs`: it ended
-   * after `low` and by `high`. Undefined when the answers kept disagree, or when this one's
-   * round trip is too long to tell which window it was counted in.
+   * The window this answer (as for `add`) was counted in: it ended after `low` and by `high`,
+   * as the answers kept that were counted in it too bound it. Undefined when they disagree, or
+   * when this one's round trip is too long to tell which window it was counted in.
    */
   bounds(
     now: number,
@@ -47,11 +49,11 @@ export class WindowEnd {
     windowMs: number,
   ): { readonly low: number; readonly high: number } | undefined {
     const q = answerBounds(now, resetMs, roundTripMs);
-    return q === undefined ? undefined : latticeBounds(this.#lo, this.#hi, q, windowMs);
+    return q === undefined ? undefined : windowBounds(this.#lo, this.#hi, q, windowMs);
   }
 }
 
-/** How many answers bound the lattice: the last few windows' at tens a second. */
+/** How many answers are kept: a window's at tens a second. */
 const ANSWERS_KEPT = 32;
 
 /** How far the bounds may cross and still agree (ms): resets in whole milliseconds, both ends rounded. */
@@ -73,13 +75,14 @@ export function answerBounds(
 }
 
 /**
- * The intersection of answers' bounds `[lo[i], hi[i]]`, each moved a whole number of windows
- * onto the narrowest one, then onto the window `query` bounds; undefined when it is empty or
- * `query` is too wide. Only bounds narrower than half a window take part: two such are less
- * than half a window off their own windows' ends together, so each moves by the right number
- * of windows. A pure function, tested as a table and by a property in window-end.test.ts.
+ * The intersection of `query` and the answers' bounds `[lo[i], hi[i]]` that were counted in
+ * the same window, or undefined when it is empty or `query` is too wide. Only bounds narrower
+ * than half a window take part, and of those the ones whose middle is within half a window of
+ * the query's: each is less than a quarter of a window off its own window's end, so those of
+ * the window before or after are a half or more away. A pure function, tested as a table and
+ * by a property in window-end.test.ts.
  */
-export function latticeBounds(
+export function windowBounds(
   lo: readonly number[],
   hi: readonly number[],
   query: { readonly low: number; readonly high: number },
@@ -87,25 +90,16 @@ export function latticeBounds(
 ): { readonly low: number; readonly high: number } | undefined {
   const narrow = windowMs / 2;
   if (!(windowMs > 0) || !(query.high - query.low < narrow)) return undefined;
-  let ref = -1;
-  for (let i = 0; i < lo.length; i++) {
-    const w = hi[i]! - lo[i]!;
-    if (w < narrow && (ref < 0 || w < hi[ref]! - lo[ref]!)) ref = i;
-  }
-  if (ref < 0) return undefined;
-  const mid = (lo[ref]! + hi[ref]!) / 2;
-  let low = Number.NEGATIVE_INFINITY;
-  let high = Number.POSITIVE_INFINITY;
+  const mid = (query.low + query.high) / 2;
+  let low = query.low;
+  let high = query.high;
   for (let i = 0; i < lo.length; i++) {
     const l = lo[i]!;
     const h = hi[i]!;
-    if (h - l >= narrow) continue;
-    const shift = Math.round((mid - (l + h) / 2) / windowMs) * windowMs;
-    low = Math.max(low, l + shift);
-    high = Math.min(high, h + shift);
+    if (h - l >= narrow || Math.abs((l + h) / 2 - mid) >= narrow) continue;
+    low = Math.max(low, l);
+    high = Math.min(high, h);
   }
   if (low > high + AGREE_MS) return undefined;
-  low = Math.min(low, high);
-  const shift = Math.round(((query.low + query.high) / 2 - (low + high) / 2) / windowMs) * windowMs;
-  return { low: low + shift, high: high + shift };
+  return { low: Math.min(low, high), high };
 }
