@@ -13,12 +13,14 @@ import type { QuotaSignal } from './quota-signal.js';
 // X-RateLimit-Limit, -Remaining and -Reset (seconds until its oldest request leaves the
 // window, or until the fixed window ends).
 
-type Model = 'sliding-log' | 'fixed-window';
+/** `counter`: a fixed window that starts at the first request after the last one ended (INCR with an expiry). */
+type Model = 'sliding-log' | 'fixed-window' | 'counter';
 
 function vendor(model: Model, limit: number, windowMs = 1000) {
   const log: number[] = [];
   let index = -1;
   let count = 0;
+  let expiresAt = Number.NEGATIVE_INFINITY;
   return (now: number): { ok: boolean; signal: QuotaSignal } => {
     if (model === 'sliding-log') {
       while (log.length > 0 && log[0]! <= now - windowMs) log.shift();
@@ -27,6 +29,25 @@ function vendor(model: Model, limit: number, windowMs = 1000) {
       const reset = log.length === 0 ? 0 : (log[0]! + windowMs - now) / 1000;
       const signal: QuotaSignal = ok
         ? { limit, remaining: limit - log.length, resetSeconds: reset }
+        : {
+            limit,
+            remaining: 0,
+            resetSeconds: reset,
+            retryAfterMs: Math.ceil(reset) * 1000,
+            throttled: true,
+          };
+      return { ok, signal };
+    }
+    if (model === 'counter') {
+      if (now >= expiresAt) {
+        expiresAt = now + windowMs;
+        count = 0;
+      }
+      const ok = count < limit;
+      if (ok) count++;
+      const reset = (expiresAt - now) / 1000;
+      const signal: QuotaSignal = ok
+        ? { limit, remaining: limit - count, resetSeconds: reset }
         : {
             limit,
             remaining: 0,
@@ -294,6 +315,29 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     assert.equal((await limiter.snapshot()).pausedUntil, 1100);
     assert.equal(await limiter.tryAcquire({ key: 'p' }), undefined);
     lease.release();
+  });
+
+  it('a fixed window that starts at the first request after the last one ended (a counter with an expiry), round trips that vary: the round trips said cost no goodput, <= 0.5 % throttled', async () => {
+    // Known limit, not the goal: 87.4-90.2 % without round trips, 89.6-93.2 % with them on
+    // these runs. Each pause at 0 that ends late starts the next window that much later.
+    for (const seed of [1, 2, 3, 5])
+      for (const load of [1.5, 3]) {
+        const d = {
+          model: 'counter' as const,
+          vendorLimit: 10,
+          clientRate: 5,
+          clientBurst: 5,
+          load,
+          endMs: 60_000,
+          warmupMs: 10_000,
+        };
+        const without = await drive({ ...d, rttMs: variedRoundTrips(seed) });
+        const said = await drive({ ...d, rttMs: variedRoundTrips(seed), roundTrip: true });
+        const run = `seed ${seed}, ${load}x`;
+        assert.ok(said.goodput >= without.goodput, `${run}: ${said.goodput} < ${without.goodput}`);
+        assert.ok(said.throttled <= 0.005, `${run}: ${(said.throttled * 100).toFixed(2)} % throttled`);
+        assert.equal(said.deadLettered, 0, run);
+      }
   });
 
   it('with round trips said: requests admitted with the answered one, in the same pass, are not in its Remaining (the caller reads its clock a little later)', async () => {
