@@ -36,3 +36,19 @@ export interface QuotaSignal {
    */
   readonly roundTripMs?: number;
 }
+
+/**
+ * A signal as a limiter should read it once its answer is in: the reset less half the time
+ * from send to answer (the vendor measured it somewhere in between, as NTP assumes; never
+ * below 0), and `roundTripMs`, from the limiter's admission of the request to the answer. The
+ * router and the simulator's vendor zoo both hand signals on through this.
+ */
+export function signalAsAnswered(
+  signal: QuotaSignal,
+  sendToAnswerMs: number,
+  roundTripMs: number,
+): QuotaSignal {
+  return signal.resetSeconds !== undefined && sendToAnswerMs > 0
+    ? { ...signal, resetSeconds: Math.max(0, signal.resetSeconds - sendToAnswerMs / 2000), roundTripMs }
+    : { ...signal, roundTripMs };
+}

@@ -181,6 +181,26 @@ function variedRoundTrips(seed: number): () => number {
   return () => (r() < 0.8 ? 60 + 120 * r() : 180 + 520 * r());
 }
 
+/**
+ * A limiter (10/s) told twice that a `Remaining: 0` is followed, once its reset passed, by the
+ * whole quota back (a fixed window), the last answer at 750 ms with `last` added; `at` tells it
+ * another answer at a time.
+ */
+async function fixedWindowLearned(last: Partial<QuotaSignal> = {}) {
+  const clock = new VirtualClock();
+  const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
+  const at = async (t: number, signal: QuotaSignal) => {
+    await clock.advanceTo(t);
+    limiter.observe({ limit: 10, ...signal });
+  };
+  await at(0, { remaining: 9, resetSeconds: 0.99 });
+  await at(100, { remaining: 0, resetSeconds: 0.3 });
+  await at(450, { remaining: 9, resetSeconds: 0.95 });
+  await at(500, { remaining: 0, resetSeconds: 0.2 });
+  await at(750, { remaining: 9, resetSeconds: 0.9, ...last });
+  return { clock, limiter, at };
+}
+
 describe('issue #14: the limiter against the quotas real vendors keep', () => {
   it('a 1 s sliding window of 20/s gets >= 98 % of its quota whatever the configured limit, with <= 0.5 % throttled', async () => {
     for (const clientRate of [10, 20, 25, 40]) {
@@ -297,18 +317,7 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
   });
 
   it('learns whether Remaining 0 means full until the reset: a fixed window then holds the next request back until it', async () => {
-    const clock = new VirtualClock();
-    const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
-    const at = async (t: number, signal: QuotaSignal) => {
-      await clock.advanceTo(t);
-      limiter.observe({ limit: 10, ...signal });
-    };
-    // Twice: nothing left, then, once the reset passed, the whole quota back.
-    await at(0, { remaining: 9, resetSeconds: 0.99 });
-    await at(100, { remaining: 0, resetSeconds: 0.3 });
-    await at(450, { remaining: 9, resetSeconds: 0.95 });
-    await at(500, { remaining: 0, resetSeconds: 0.2 });
-    await at(750, { remaining: 9, resetSeconds: 0.9 });
+    const { limiter, at } = await fixedWindowLearned();
     // Now one left, one in flight: nothing for us until the reset, 300 ms away.
     const lease = await limiter.acquire({ key: 'p' });
     await at(800, { remaining: 1, resetSeconds: 0.3 });
@@ -341,19 +350,9 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
   });
 
   it('with round trips said: requests admitted with the answered one, in the same pass, are not in its Remaining (the caller reads its clock a little later)', async () => {
-    const clock = new VirtualClock();
-    const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
-    const at = async (t: number, signal: QuotaSignal) => {
-      await clock.advanceTo(t);
-      limiter.observe({ limit: 10, ...signal });
-    };
-    // A fixed window, learned as in the test above.
-    await at(0, { remaining: 9, resetSeconds: 0.99 });
-    await at(100, { remaining: 0, resetSeconds: 0.3 });
-    await at(450, { remaining: 9, resetSeconds: 0.95 });
-    await at(500, { remaining: 0, resetSeconds: 0.2 });
-    // (From this answer on, each says its round trip: the limiter logs its admissions.)
-    await at(750, { remaining: 9, resetSeconds: 0.9, roundTripMs: 1 });
+    // A fixed window, learned as in the test above; from the last answer on, each says its
+    // round trip (the limiter logs its admissions).
+    const { clock, limiter, at } = await fixedWindowLearned({ roundTripMs: 1 });
     // Four admitted at once at 1200 (the tokens of the 450 ms before); the first one's answer
     // at 1300 says 3 left, the window ending at 1650. The caller read its clock half a
     // millisecond after the admission (its round trip: 99.5 ms). The other three went with it

@@ -1,5 +1,6 @@
 import type { Permit } from '@rxgate/breaker';
 import { classify, type Verdict } from '@rxgate/classifier';
+import { signalAsAnswered } from '@rxgate/core';
 import { isDeadlineExceededError, type Lease } from '@rxgate/ratelimit';
 import { wireBody } from './claim.js';
 import type { ClaimRun } from './claim-run.js';
@@ -149,16 +150,11 @@ export async function attempt(ctx: RouterContext, r: ClaimRun, i: number): Promi
   const latency = answered - sentAt;
   permit.settle(verdict.breaker);
   if (verdict.quota !== undefined) {
-    // The vendor measured its window's reset when it answered: half a round trip before we
-    // read it, as NTP assumes (read as of now, each window would seem to end later than it does).
-    // The round trip from the admission on says the limiter which admissions came after it.
-    const q = verdict.quota;
-    const key = o.quotaScope(q, r.payer);
-    const roundTripMs = answered - admittedAt;
+    // The vendor measured its window's reset half a round trip before we read it, as NTP
+    // assumes; the round trip from the admission on says which admissions came after it.
+    const key = o.quotaScope(verdict.quota, r.payer);
     void limiter.observe(
-      q.resetSeconds !== undefined && latency > 0
-        ? { ...q, resetSeconds: Math.max(0, q.resetSeconds - latency / 2000), roundTripMs }
-        : { ...q, roundTripMs },
+      signalAsAnswered(verdict.quota, latency, answered - admittedAt),
       key === undefined ? undefined : { key },
     );
   }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { classify } from '@rxgate/classifier';
+import { signalAsAnswered } from '@rxgate/core';
 import { createLimiter, isDeadlineExceededError, type LimiterEvent, systemClock } from '@rxgate/ratelimit';
 import { undiciTransport } from '@rxgate/router';
 import { exponentialMs, logNormal, stream } from '../random.js';
@@ -111,11 +112,8 @@ export async function runZooLoopback(o: ZooLoopbackOptions): Promise<ZooRunResul
       const q = verdict.quota;
       if (q !== undefined) {
         const rtt = answeredAt - sentAt;
-        limiter.observe(
-          q.resetSeconds === undefined
-            ? q
-            : { ...q, resetSeconds: Math.max(0, q.resetSeconds - rtt / 2000), roundTripMs: rtt },
-        );
+        // As the router does: the reset was measured half a round trip ago.
+        limiter.observe(signalAsAnswered(q, rtt, rtt));
       }
       if (verdict.kind !== 'throttled') return;
     }

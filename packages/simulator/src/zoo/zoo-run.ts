@@ -1,4 +1,5 @@
 import { classify } from '@rxgate/classifier';
+import { signalAsAnswered } from '@rxgate/core';
 import { createLimiter, isDeadlineExceededError, type Limiter, type LimiterEvent } from '@rxgate/ratelimit';
 import { exponentialMs, logNormal, stream } from '../random.js';
 import { VirtualClock } from '../virtual-clock.js';
@@ -157,12 +158,7 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
           const q = verdict.quota;
           const scoped =
             q.policy === 'per-payer' && o.client.kind === 'rxgate' && o.client.payerPolicy !== 'account';
-          limiter.observe(
-            q.resetSeconds === undefined
-              ? q
-              : { ...q, resetSeconds: Math.max(0, q.resetSeconds - rtt / 2000), roundTripMs: rtt },
-            scoped ? { key: payer } : undefined,
-          );
+          limiter.observe(signalAsAnswered(q, rtt, rtt), scoped ? { key: payer } : undefined);
         }
         aws?.update(throttled);
         if (throttled) attempt(payer, deadline);
