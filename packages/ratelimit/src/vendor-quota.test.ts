@@ -21,54 +21,37 @@ function vendor(model: Model, limit: number, windowMs = 1000) {
   let index = -1;
   let count = 0;
   let expiresAt = Number.NEGATIVE_INFINITY;
+  // What a gateway says: Limit, Remaining and the reset; a refusal, Remaining 0 and a
+  // Retry-After in whole seconds.
+  const answer = (ok: boolean, remaining: number, reset: number): { ok: boolean; signal: QuotaSignal } => ({
+    ok,
+    signal: ok
+      ? { limit, remaining, resetSeconds: reset }
+      : { limit, remaining: 0, resetSeconds: reset, retryAfterMs: Math.ceil(reset) * 1000, throttled: true },
+  });
   return (now: number): { ok: boolean; signal: QuotaSignal } => {
     if (model === 'sliding-log') {
       while (log.length > 0 && log[0]! <= now - windowMs) log.shift();
       const ok = log.length < limit;
       if (ok) log.push(now);
-      const reset = log.length === 0 ? 0 : (log[0]! + windowMs - now) / 1000;
-      const signal: QuotaSignal = ok
-        ? { limit, remaining: limit - log.length, resetSeconds: reset }
-        : {
-            limit,
-            remaining: 0,
-            resetSeconds: reset,
-            retryAfterMs: Math.ceil(reset) * 1000,
-            throttled: true,
-          };
-      return { ok, signal };
+      return answer(ok, limit - log.length, log.length === 0 ? 0 : (log[0]! + windowMs - now) / 1000);
     }
     if (model === 'counter') {
       if (now >= expiresAt) {
         expiresAt = now + windowMs;
         count = 0;
       }
-      const ok = count < limit;
-      if (ok) count++;
-      const reset = (expiresAt - now) / 1000;
-      const signal: QuotaSignal = ok
-        ? { limit, remaining: limit - count, resetSeconds: reset }
-        : {
-            limit,
-            remaining: 0,
-            resetSeconds: reset,
-            retryAfterMs: Math.ceil(reset) * 1000,
-            throttled: true,
-          };
-      return { ok, signal };
-    }
-    const i = Math.floor(now / windowMs);
-    if (i !== index) {
-      index = i;
-      count = 0;
+    } else {
+      const i = Math.floor(now / windowMs);
+      if (i !== index) {
+        index = i;
+        count = 0;
+        expiresAt = (i + 1) * windowMs;
+      }
     }
     const ok = count < limit;
     if (ok) count++;
-    const reset = ((i + 1) * windowMs - now) / 1000;
-    const signal: QuotaSignal = ok
-      ? { limit, remaining: limit - count, resetSeconds: reset }
-      : { limit, remaining: 0, resetSeconds: reset, retryAfterMs: Math.ceil(reset) * 1000, throttled: true };
-    return { ok, signal };
+    return answer(ok, limit - count, (expiresAt - now) / 1000);
   };
 }
 
@@ -181,18 +164,24 @@ function variedRoundTrips(seed: number): () => number {
   return () => (r() < 0.8 ? 60 + 120 * r() : 180 + 520 * r());
 }
 
-/**
- * A limiter (10/s) told twice that a `Remaining: 0` is followed, once its reset passed, by the
- * whole quota back (a fixed window), the last answer at 750 ms with `last` added; `at` tells it
- * another answer at a time.
- */
-async function fixedWindowLearned(last: Partial<QuotaSignal> = {}) {
+/** A limiter (10/s) on a virtual clock, and `at`: another answer of a vendor of 10 at a time. */
+function answeredAt() {
   const clock = new VirtualClock();
   const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
   const at = async (t: number, signal: QuotaSignal) => {
     await clock.advanceTo(t);
     limiter.observe({ limit: 10, ...signal });
   };
+  return { clock, limiter, at };
+}
+
+/**
+ * A limiter (10/s) told twice that a `Remaining: 0` is followed, once its reset passed, by the
+ * whole quota back (a fixed window), the last answer at 750 ms with `last` added; `at` tells it
+ * another answer at a time.
+ */
+async function fixedWindowLearned(last: Partial<QuotaSignal> = {}) {
+  const { clock, limiter, at } = answeredAt();
   await at(0, { remaining: 9, resetSeconds: 0.99 });
   await at(100, { remaining: 0, resetSeconds: 0.3 });
   await at(450, { remaining: 9, resetSeconds: 0.95 });
@@ -387,12 +376,7 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
   });
 
   it('a vendor whose Remaining 0 does not mean full (a sliding counter) is paused once, then paced', async () => {
-    const clock = new VirtualClock();
-    const limiter = createLimiter({ account: { ratePerSecond: 10, burst: 10 }, clock });
-    const at = async (t: number, signal: QuotaSignal) => {
-      await clock.advanceTo(t);
-      limiter.observe({ limit: 10, ...signal });
-    };
+    const { limiter, at } = answeredAt();
     await at(0, { remaining: 9, resetSeconds: 0.99 });
     await at(100, { remaining: 0, resetSeconds: 0.3 });
     assert.equal((await limiter.snapshot()).pausedUntil, 400, 'the first 0: wait and see');
