@@ -231,9 +231,9 @@ export function createLimiter(options: LimiterOptions): Limiter {
           ? {
               inFlight: scheduler.inFlight,
               admitted: scheduler.admitted,
-              admittedSince: (t: number) => scheduler.admittedSince(undefined, t),
+              admissions: scheduler.admissions(undefined),
             }
-          : { ...scheduler.keyState(key), admittedSince: (t: number) => scheduler.admittedSince(key, t) },
+          : { ...scheduler.keyState(key), admissions: scheduler.admissions(key) },
       );
     },
     snapshot(key) {
