@@ -26,10 +26,17 @@ export interface QuotaModel {
   arrive(now: number): { readonly admitted: boolean; readonly report: QuotaReport };
 }
 
-export type QuotaModelName = 'fixed-window' | 'sliding-log' | 'sliding-counter' | 'token-bucket' | 'gcra';
+export type QuotaModelName =
+  | 'fixed-window'
+  | 'expiring-counter'
+  | 'sliding-log'
+  | 'sliding-counter'
+  | 'token-bucket'
+  | 'gcra';
 
 export const QUOTA_MODELS: readonly QuotaModelName[] = [
   'fixed-window',
+  'expiring-counter',
   'sliding-log',
   'sliding-counter',
   'token-bucket',
@@ -53,6 +60,35 @@ export function fixedWindow(limit: number, windowMs: number): QuotaModel {
       const admitted = count < limit;
       if (admitted) count++;
       const resetMs = (i + 1) * windowMs - now;
+      return {
+        admitted,
+        report: { limit, remaining: limit - count, resetMs, retryAfterMs: resetMs, policy },
+      };
+    },
+  };
+}
+
+/**
+ * A counter with an expiry, as rate-limiter-flexible's Redis store and most `INCR` + `EXPIRE`
+ * gateways keep it: a window of `windowMs` starts at the first request after the last window
+ * ended, and admits `limit`; reset = time to that window's end. Its windows are not aligned
+ * on anything the client can see: each starts when the client next sends.
+ */
+export function expiringCounter(limit: number, windowMs: number): QuotaModel {
+  let start = Number.NEGATIVE_INFINITY;
+  let count = 0;
+  const policy = { quota: limit, windowSeconds: windowMs / 1000 };
+  return {
+    name: 'expiring-counter',
+    ratePerSecond: (limit * 1000) / windowMs,
+    arrive(now) {
+      if (now >= start + windowMs) {
+        start = now;
+        count = 0;
+      }
+      const admitted = count < limit;
+      if (admitted) count++;
+      const resetMs = start + windowMs - now;
       return {
         admitted,
         report: { limit, remaining: limit - count, resetMs, retryAfterMs: resetMs, policy },
@@ -224,6 +260,8 @@ export function quotaModel(name: QuotaModelName, ratePerSecond = 20, windowMs = 
   switch (name) {
     case 'fixed-window':
       return fixedWindow(perWindow, windowMs);
+    case 'expiring-counter':
+      return expiringCounter(perWindow, windowMs);
     case 'sliding-log':
       return slidingLog(perWindow, windowMs);
     case 'sliding-counter':

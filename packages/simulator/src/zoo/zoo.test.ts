@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classify } from '@rxgate/classifier';
 import fc from 'fast-check';
-import { fixedWindow, gcra, QUOTA_MODELS, quotaModel, slidingLog, tokenBucket } from './quota-models.js';
+import {
+  expiringCounter,
+  fixedWindow,
+  gcra,
+  QUOTA_MODELS,
+  quotaModel,
+  slidingLog,
+  tokenBucket,
+} from './quota-models.js';
 import { answerOf, HEADER_STYLES } from './vendor-headers.js';
 import { runZoo, type ZooVendor } from './zoo-run.js';
 
@@ -36,6 +44,26 @@ describe('vendor zoo: the quota models keep their own definitions', () => {
           const offered = ts.filter((t) => Math.floor(t / 1000) === w).length;
           assert.equal(n, Math.min(5, offered));
         }
+      }),
+    );
+  });
+
+  it('property: an expiring counter admits the first `limit` of each window, a window starting at the first arrival after the last one ended', () => {
+    fc.assert(
+      fc.property(arrivals, (ts) => {
+        const got = admittedAt(expiringCounter(5, 1000).arrive, ts);
+        // Read another way: walk the arrivals, each window opened by the first one past the last.
+        const want: number[] = [];
+        let opened = Number.NEGATIVE_INFINITY;
+        let inWindow = 0;
+        for (const t of ts) {
+          if (t - opened >= 1000) {
+            opened = t;
+            inWindow = 0;
+          }
+          if (++inWindow <= 5) want.push(t);
+        }
+        assert.deepEqual(got, want);
       }),
     );
   });
