@@ -267,10 +267,12 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     );
   });
 
-  it("a fixed window at round trips that vary (p50 ~135 ms, p99 ~650 ms): with each answer's round trip, Remaining is not counted twice and a pause at 0 ends where the answers bound the window (>= 97 %, <= 0.5 %)", async () => {
-    // The runs that lost most before: 92.5-95.0 % each, the requests in flight that went
-    // before an answer counted again against its Remaining, and each pause at 0 ending at one
-    // answer's guess of the reset (half its round trip late, or more).
+  it("a fixed window at round trips that vary (p50 ~135 ms, p99 ~650 ms): with each answer's round trip, Remaining is not counted twice and a pause at 0 ends when the window is surely over (>= 98 %, <= 0.5 %)", async () => {
+    // The runs that lost most before session 16: 92.5-95.0 % each, the requests in flight that
+    // went before an answer counted again against its Remaining, and each pause at 0 ending at
+    // one answer's guess of the reset (half its round trip late, or more). Session 16: 97.2-97.8 %,
+    // a pause ending where the answers bound the window, late by the shortest return trip among
+    // them. Session 17: a window ours from its first request ends a window after it (99.0 %).
     const runs: readonly [
       seed: number,
       vendorLimit: number,
@@ -299,7 +301,7 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
         warmupMs: 10_000,
       });
       const run = `seed ${seed}, ${vendorLimit}/s, ${load}x, limit ${clientRate}`;
-      assert.ok(r.goodput >= 0.97, `${run}: ${(r.goodput * 100).toFixed(1)} % of the quota`);
+      assert.ok(r.goodput >= 0.98, `${run}: ${(r.goodput * 100).toFixed(1)} % of the quota`);
       assert.ok(r.throttled <= 0.005, `${run}: ${(r.throttled * 100).toFixed(2)} % throttled`);
       assert.equal(r.deadLettered, 0);
     }

@@ -3,7 +3,7 @@
 // router's undici transport and reading answers with @rxgate/classifier. Bounded: each run
 // sends load x rate x 10 claims (10 s), a few runs at once. The quota is 50/s here (the
 // virtual zoo's 20/s would take minutes). One throttle style per header style.
-// SEED=n, HEADERS=..., CONCURRENCY=n (default 6), RATE=n (default 50); RUN_SECONDS=n (default 10)
+// SEED=n, HEADERS=..., MODELS=... (comma-separated), CONCURRENCY=n (default 6), RATE=n (default 50); RUN_SECONDS=n (default 10)
 // and WARMUP_SHARE=x (default 0.3): each run's length and the share of it not measured (the
 // virtual zoo's 70 s measured from 10 s: RUN_SECONDS=70 WARMUP_SHARE=0.143).
 import { table } from '@rxgate/testkit';
@@ -19,6 +19,7 @@ const concurrency = Number(process.env.CONCURRENCY ?? 6);
 const seconds = Number(process.env.RUN_SECONDS ?? 10);
 const warmupShare = Number(process.env.WARMUP_SHARE ?? 0.3);
 const onlyHeaders = process.env.HEADERS?.split(',');
+const onlyModels = process.env.MODELS?.split(',');
 const loads = [1.5, 3] as const;
 const latencies: readonly LatencyProfile[] = ['fast', 'slow'];
 const throttleOf = (h: HeaderStyle): ThrottleStyle => (h === 'none' ? '429' : '429-seconds');
@@ -39,6 +40,7 @@ interface Job {
 const rows: { label: string; headers: HeaderStyle; cells: ZooRunResult[][] }[] = [];
 const jobs: Job[] = [];
 for (const model of QUOTA_MODELS) {
+  if (onlyModels !== undefined && !onlyModels.includes(model)) continue;
   for (const headers of HEADER_STYLES) {
     if (onlyHeaders !== undefined && !onlyHeaders.includes(headers)) continue;
     const throttle = throttleOf(headers);

@@ -2,7 +2,7 @@
 // header style and throttle style, at 1.5x and 3x the quota, fast and slow latency, against
 // the rxgate limiter fed by @rxgate/classifier's quota signals (as the router feeds it), and,
 // for vendors that send no quota header, the AWS SDKs' adaptive mode (CUBIC) side by side.
-// SEED=n picks another seed; HEADERS=remaining-only,none runs only those header styles.
+// SEED=n picks another seed; HEADERS=remaining-only,none runs only those header styles, MODELS=gcra,… those models.
 import { table } from '@rxgate/testkit';
 import { QUOTA_MODELS } from '../src/zoo/quota-models.js';
 import { HEADER_STYLES, throttleStylesOf } from '../src/zoo/vendor-headers.js';
@@ -11,6 +11,7 @@ import { beatsOrMatches, beatsStrictly } from './zoo-cells.js';
 
 const seed = Number(process.env.SEED ?? 1);
 const onlyHeaders = process.env.HEADERS?.split(',');
+const onlyModels = process.env.MODELS?.split(',');
 const loads = [1.5, 3] as const;
 const latencies: readonly LatencyProfile[] = ['fast', 'slow'];
 // A user who does not know the quota (20/s): half of it, or twice it. A vendor that sends no
@@ -50,6 +51,7 @@ let beatAws = 0;
 let matchAws = 0;
 let deadLettered = 0;
 for (const model of QUOTA_MODELS) {
+  if (onlyModels !== undefined && !onlyModels.includes(model)) continue;
   for (const headers of HEADER_STYLES) {
     if (onlyHeaders !== undefined && !onlyHeaders.includes(headers)) continue;
     for (const throttle of throttleStylesOf(headers)) {
