@@ -45,27 +45,7 @@ export const QUOTA_MODELS: readonly QuotaModelName[] = [
 
 /** `limit` requests per window of `windowMs`, counted in windows aligned on multiples of it; reset = time to the window's end. */
 export function fixedWindow(limit: number, windowMs: number): QuotaModel {
-  let index = Number.NEGATIVE_INFINITY;
-  let count = 0;
-  const policy = { quota: limit, windowSeconds: windowMs / 1000 };
-  return {
-    name: 'fixed-window',
-    ratePerSecond: (limit * 1000) / windowMs,
-    arrive(now) {
-      const i = Math.floor(now / windowMs);
-      if (i !== index) {
-        index = i;
-        count = 0;
-      }
-      const admitted = count < limit;
-      if (admitted) count++;
-      const resetMs = (i + 1) * windowMs - now;
-      return {
-        admitted,
-        report: { limit, remaining: limit - count, resetMs, retryAfterMs: resetMs, policy },
-      };
-    },
-  };
+  return counted('fixed-window', limit, windowMs, (now) => Math.floor(now / windowMs) * windowMs);
 }
 
 /**
@@ -75,15 +55,29 @@ export function fixedWindow(limit: number, windowMs: number): QuotaModel {
  * on anything the client can see: each starts when the client next sends.
  */
 export function expiringCounter(limit: number, windowMs: number): QuotaModel {
+  return counted('expiring-counter', limit, windowMs, (now, start) =>
+    now >= start + windowMs ? now : start,
+  );
+}
+
+// A counter of `limit` per window of `windowMs`, the window in force at `now` starting where
+// `startAt` says (given the last one's start); reset = time to its end.
+function counted(
+  name: QuotaModelName,
+  limit: number,
+  windowMs: number,
+  startAt: (now: number, start: number) => number,
+): QuotaModel {
   let start = Number.NEGATIVE_INFINITY;
   let count = 0;
   const policy = { quota: limit, windowSeconds: windowMs / 1000 };
   return {
-    name: 'expiring-counter',
+    name,
     ratePerSecond: (limit * 1000) / windowMs,
     arrive(now) {
-      if (now >= start + windowMs) {
-        start = now;
+      const begins = startAt(now, start);
+      if (begins !== start) {
+        start = begins;
         count = 0;
       }
       const admitted = count < limit;
