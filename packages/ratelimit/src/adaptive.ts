@@ -1,4 +1,3 @@
-import type { AdmissionsRead } from './admission-log.js';
 import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
 import { LearnedMargin, steadyThrottle } from './jitter-margin.js';
@@ -9,8 +8,7 @@ import { roundWindow } from './round-window.js';
 import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
 import { phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
-import { answerBounds, sameWindowEnd, WindowEnd } from './window-end.js';
-import { zeroPauseEnd } from './zero-pause.js';
+import { WindowEnd } from './window-end.js';
 
 /** How a limiter follows the vendor's quota signals. */
 export interface AdaptiveOptions {
@@ -126,8 +124,8 @@ export interface LevelTraffic {
   readonly inFlight: number;
   /** Admissions on this level so far (a running count). */
   readonly admitted: number;
-  /** This level's admissions, when they are logged (see AdmissionLog). */
-  readonly admissions?: AdmissionsRead | undefined;
+  /** Admissions on this level after a time; undefined where that is not known. */
+  readonly admittedSince?: (t: number) => number | undefined;
 }
 
 export interface ObserveResult {
@@ -208,10 +206,6 @@ export class RateController {
   #zeroFull: boolean | undefined;
   // Where the answers bound a fixed window's end (see WindowEnd).
   readonly #windowEnd = new WindowEnd();
-  #firstOfWindow: { readonly at: number; readonly bounds: ReturnType<typeof answerBounds> } = {
-    at: Number.NEGATIVE_INFINITY,
-    bounds: undefined,
-  };
   #zeroCheckAt = Number.POSITIVE_INFINITY;
   #zeroCheckAdmitted = 0;
   #zeroBack = 0;
@@ -290,18 +284,8 @@ export class RateController {
       this.#lastResetMs = resetMs;
       phaseResetMs = resetByPhase({ resetMs, now, windowMs: this.#windowMs, beganAt: this.#beganAt });
     }
-    if (resetMs !== undefined && finite(signal.roundTripMs)) {
+    if (resetMs !== undefined && finite(signal.roundTripMs))
       this.#windowEnd.add(now, resetMs, signal.roundTripMs);
-      // The last request of ours a vendor counted first in its window (see zeroPauseEnd).
-      const admittedAt = now - signal.roundTripMs;
-      if (
-        signal.throttled !== true &&
-        this.#limit !== undefined &&
-        remaining === this.#limit - 1 &&
-        admittedAt > this.#firstOfWindow.at
-      )
-        this.#firstOfWindow = { at: admittedAt, bounds: answerBounds(now, resetMs, signal.roundTripMs) };
-    }
     this.#learnMargin(signal.throttled === true, now);
     let pauseFor: number | undefined;
     if (hasRemaining) {
@@ -323,10 +307,7 @@ export class RateController {
         // Nothing left and refused: nothing until the reset.
         if (remaining === 0 && resetMs !== undefined && resetMs > 0) pauseFor = resetMs;
       } else if (!stale && this.#zeroIsFull(remaining, ahead, now, resetMs, traffic.admitted))
-        pauseFor =
-          phaseResetMs === undefined
-            ? undefined
-            : this.#windowLeft(now, phaseResetMs, window, signal, traffic);
+        pauseFor = phaseResetMs === undefined ? undefined : this.#bounded(now, phaseResetMs, window);
       else if (
         !stale &&
         this.#zeroFull !== false &&
@@ -341,7 +322,7 @@ export class RateController {
           {
             budget: {
               count: Math.floor(remaining - ahead),
-              until: now + (this.#windowLeft(now, phaseResetMs, window, signal, traffic) ?? 0),
+              until: now + this.#bounded(now, phaseResetMs, window),
             },
           },
           now,
@@ -535,7 +516,7 @@ export class RateController {
   // request twice, never by leaving one out. Less the answered one itself.
   #sentAfter(signal: QuotaSignal, now: number, traffic: LevelTraffic): number | undefined {
     const rtt = signal.roundTripMs;
-    const since = finite(rtt) ? traffic.admissions?.since(now - rtt - ADMITTED_SLACK_MS) : undefined;
+    const since = finite(rtt) ? traffic.admittedSince?.(now - rtt - ADMITTED_SLACK_MS) : undefined;
     return since === undefined ? undefined : Math.max(0, since - 1);
   }
 
@@ -544,48 +525,6 @@ export class RateController {
   // guess (WindowEnd); the check pause that tells a fixed window keeps the guess.
   #bounded(now: number, resetMs: number, window: { readonly high: number } | undefined): number {
     return window === undefined ? resetMs : Math.max(0, Math.min(resetMs, window.high - now));
-  }
-
-  // How long a vendor known to be a fixed window has left of the window an answer was counted
-  // in, for a pause at 0 or a budget until then: until its end as its answers bound it, or
-  // earlier when the window was ours from its first request (zeroPauseEnd); undefined: none.
-  #windowLeft(
-    now: number,
-    resetMs: number,
-    window: { readonly high: number } | undefined,
-    signal: QuotaSignal,
-    traffic: LevelTraffic,
-  ): number | undefined {
-    const bounded = this.#bounded(now, resetMs, window);
-    const limit = this.#limit;
-    const log = traffic.admissions;
-    const after = this.#sentAfter(signal, now, traffic);
-    if (window === undefined || limit === undefined || log === undefined || after === undefined)
-      return bounded;
-    const first = this.#firstOfWindow;
-    const from = log.since(first.at - ADMITTED_SLACK_MS);
-    const rtt = signal.roundTripMs ?? 0;
-    // As WindowEnd reads it: the reset as reported, not sharpened by a declared window's phase.
-    const answered = finite(signal.resetSeconds)
-      ? answerBounds(now, signal.resetSeconds * 1000, rtt)
-      : undefined;
-    const windowMs = roundWindow(this.#windowMs);
-    const end = zeroPauseEnd({
-      now,
-      boundEnd: now + bounded,
-      limit,
-      windowMs,
-      share: this.#margin.share,
-      counted: limit - (signal.remaining ?? limit),
-      firstAt: first.at,
-      sameWindow:
-        first.bounds !== undefined &&
-        answered !== undefined &&
-        sameWindowEnd(first.bounds, answered, windowMs),
-      firstToAnswered: from === undefined ? undefined : from - after,
-      limitthLast: log.latest(Math.ceil(limit)),
-    });
-    return end > now ? end - now : undefined;
   }
 
   // The rate the vendor refused: the rate in force, or what it accepted since the last cut

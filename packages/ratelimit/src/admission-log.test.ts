@@ -22,7 +22,7 @@ describe('AdmissionLog', () => {
     assert.equal(log.since(100.5), ADMISSIONS_KEPT);
   });
 
-  it('property: the same count and k-th last as a plain filter over every admission since it began', () => {
+  it('property: the same count as a plain filter over every admission since it began', () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 1200 }),
@@ -44,10 +44,6 @@ describe('AdmissionLog', () => {
             const want = reaches ? all.filter((a) => a >= q).length : undefined;
             assert.equal(log.since(q), want, `since ${q}`);
           }
-          // The k-th last, for k of 1 to what it keeps (and one more: not kept).
-          const kept = Math.min(all.length, ADMISSIONS_KEPT);
-          for (const k of [1, 2, kept, kept + 1, 0])
-            assert.equal(log.latest(k), k >= 1 && k <= kept ? all[all.length - k] : undefined, `latest ${k}`);
         },
       ),
     );

@@ -50,17 +50,7 @@ export class AdmissionLog {
     }
     return n - lo;
   }
-
-  /** The `k`-th most recent admission's time (1: the last), or undefined when fewer than `k` are kept. */
-  latest(k: number): number | undefined {
-    const n = this.#at.length;
-    if (!(k >= 1 && k <= n)) return undefined;
-    return this.#at[(this.#head + n - k) % n];
-  }
 }
-
-/** What a controller reads of a level's admissions (an AdmissionLog). */
-export type AdmissionsRead = Pick<AdmissionLog, 'since' | 'latest'>;
 
 /** How many admission times a level keeps. */
 export const ADMISSIONS_KEPT = 512;

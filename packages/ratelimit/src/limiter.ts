@@ -231,9 +231,9 @@ export function createLimiter(options: LimiterOptions): Limiter {
           ? {
               inFlight: scheduler.inFlight,
               admitted: scheduler.admitted,
-              admissions: scheduler.admissions(undefined),
+              admittedSince: (t: number) => scheduler.admittedSince(undefined, t),
             }
-          : { ...scheduler.keyState(key), admissions: scheduler.admissions(key) },
+          : { ...scheduler.keyState(key), admittedSince: (t: number) => scheduler.admittedSince(key, t) },
       );
     },
     snapshot(key) {

@@ -1,4 +1,4 @@
-import { AdmissionLog, type AdmissionsRead } from './admission-log.js';
+import { AdmissionLog } from './admission-log.js';
 import type { AbortSignalLike, Clock, TimerHandle } from './clock.js';
 import {
   AcquireAbortedError,
@@ -179,9 +179,13 @@ export class Scheduler {
     }
   }
 
-  /** The admissions logged on `key` (or every key); undefined when they are not logged. */
-  admissions(key: string | undefined): AdmissionsRead | undefined {
-    return key === undefined ? this.#log : this.#entries.get(key)?.log;
+  /**
+   * Admissions on `key` (or every key) at or after `t`; undefined when that is not logged, or
+   * not that far back.
+   */
+  admittedSince(key: string | undefined, t: number): number | undefined {
+    const log = key === undefined ? this.#log : this.#entries.get(key)?.log;
+    return log?.since(t);
   }
 
   get closed(): boolean {

@@ -140,7 +140,7 @@ export class TokenBucket {
     this.#adaptation.observe(this.#level, signal, () => ({
       inFlight: 0,
       admitted: this.#scheduler.admitted,
-      admissions: this.#scheduler.admissions(undefined),
+      admittedSince: (t: number) => this.#scheduler.admittedSince(undefined, t),
     }));
   }
 

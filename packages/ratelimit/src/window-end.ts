@@ -103,16 +103,3 @@ export function windowBounds(
   if (low > high + AGREE_MS) return undefined;
   return { low: Math.min(low, high), high };
 }
-
-/**
- * Whether two answers' bounds (answerBounds) are of the same window: whatever ends they allow
- * lie less than a window apart. A window's successor (aligned on the clock, or started by the
- * first request after it) ends a window after it or later.
- */
-export function sameWindowEnd(
-  a: { readonly low: number; readonly high: number },
-  b: { readonly low: number; readonly high: number },
-  windowMs: number,
-): boolean {
-  return Math.max(a.high - b.low, b.high - a.low) < windowMs;
-}
