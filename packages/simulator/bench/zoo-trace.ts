@@ -2,7 +2,7 @@
 // node --import tsx bench/zoo-trace.ts <model> <headers> <throttle> [load] [fast|slow] [rate] [burst]
 // VENDOR_RATE=r VENDOR_WINDOW_MS=w: another quota (the held-out zoo's: 7 1000, 10 10000, 10 60000).
 // WARMUP_MS, DURATION_MS: the measured span (the held-out 10 s window: 20000 140000).
-// ACQ=1: every admission too ("acq <seconds>").
+// ACQ=1: every admission too ("acq <seconds>"). WAY_THERE=half: the vendor counts half a round trip after the send.
 // LOOPBACK=1: the same over loopback HTTP (real timers, 10 s or RUN_SECONDS measured from a quarter, quota 50/s), rate and burst as
 // multiples of the quota (e.g. 0.5 0.5, or 2 1).
 import type { LimiterEvent } from '@rxgate/ratelimit';
@@ -60,6 +60,7 @@ const r = loopback
       latency: (latency ?? 'fast') as never,
       onLimiterEvent,
       seed: Number(process.env.SEED ?? 1),
+      ...(process.env.WAY_THERE === 'half' ? { wayThere: 'half' as const } : {}),
       ...(process.env.WARMUP_MS ? { warmupMs: Number(process.env.WARMUP_MS) } : {}),
       ...(process.env.DURATION_MS ? { durationMs: Number(process.env.DURATION_MS) } : {}),
     });

@@ -2,7 +2,8 @@
 // header style and throttle style, at 1.5x and 3x the quota, fast and slow latency, against
 // the rxgate limiter fed by @rxgate/classifier's quota signals (as the router feeds it), and,
 // for vendors that send no quota header, the AWS SDKs' adaptive mode (CUBIC) side by side.
-// SEED=n picks another seed; HEADERS=remaining-only,none runs only those header styles, MODELS=gcra,… those models.
+// SEED=n picks another seed; HEADERS=remaining-only,none runs only those header styles, MODELS=gcra,… those models;
+// WAY_THERE=half: the vendor counts each request half a round trip after it left (a symmetric path), not 1-3 ms.
 import { table } from '@rxgate/testkit';
 import { QUOTA_MODELS } from '../src/zoo/quota-models.js';
 import { HEADER_STYLES, throttleStylesOf } from '../src/zoo/vendor-headers.js';
@@ -10,6 +11,7 @@ import { type LatencyProfile, runZoo, type ZooClient, type ZooRunResult } from '
 import { beatsOrMatches, beatsStrictly } from './zoo-cells.js';
 
 const seed = Number(process.env.SEED ?? 1);
+const wayThere = process.env.WAY_THERE === 'half' ? ('half' as const) : ('short' as const);
 const onlyHeaders = process.env.HEADERS?.split(',');
 const onlyModels = process.env.MODELS?.split(',');
 const loads = [1.5, 3] as const;
@@ -63,12 +65,14 @@ for (const model of QUOTA_MODELS) {
         for (const latency of latencies) {
           const rs: ZooRunResult[] = [];
           for (const client of quiet ? quietClients : headerClients)
-            rs.push(await runZoo({ vendor, client, load, latency, seed }));
+            rs.push(await runZoo({ vendor, client, load, latency, seed, wayThere }));
           const c = cell(rs);
           ours.push(c);
           deadLettered += c.deadLettered;
           if (quiet) {
-            const a = cell([await runZoo({ vendor, client: { kind: 'aws-adaptive' }, load, latency, seed })]);
+            const a = cell([
+              await runZoo({ vendor, client: { kind: 'aws-adaptive' }, load, latency, seed, wayThere }),
+            ]);
             aws.push(a);
             quietCells++;
             if (c.goodput >= 90 && c.throttled <= 3) quietMet++;
@@ -89,7 +93,9 @@ for (const model of QUOTA_MODELS) {
     }
   }
 }
-console.log(`# vendor zoo, virtual time (seed ${seed}, node ${process.version})\n`);
+console.log(
+  `# vendor zoo, virtual time (seed ${seed}${wayThere === 'half' ? ', the way there half of each round trip' : ''}, node ${process.version})\n`,
+);
 console.log('Each cell: goodput (% of the quota) / throttled (% of the requests the vendor received),');
 console.log(
   'from 10 s to 70 s of virtual time; "DL": claims with budget left dead-lettered by the limiter.\n',
@@ -114,6 +120,7 @@ for (const model of QUOTA_MODELS) {
               load,
               latency,
               seed,
+              wayThere,
             }),
           );
         const c = cell(rs);

@@ -51,6 +51,13 @@ export interface ZooRunOptions {
   /** Offered load as a multiple of the vendor's quota. */
   readonly load: number;
   readonly latency: LatencyProfile;
+  /**
+   * How much of each round trip is the way to the gateway, where the vendor counts the
+   * request: `short`, 1–3 ms (a gateway next door that counts on arrival; the rest is the work
+   * and the way back), or `half` (a symmetric path: the vendor counts it half a round trip
+   * after it left). @default 'short'
+   */
+  readonly wayThere?: 'short' | 'half';
   /** Virtual time claims arrive for. @default 70_000 */
   readonly durationMs?: number;
   /** The start of the measured part (the rest is warm-up). @default 10_000 */
@@ -122,7 +129,8 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
 
   const send = (payer: string, deadline: number, release: () => void): void => {
     const rtt = logNormal(net, p50, p99);
-    const up = Math.min(rtt, 1 + 2 * net());
+    const short = Math.min(rtt, 1 + 2 * net());
+    const up = o.wayThere === 'half' ? rtt / 2 : short;
     clock.setTimer(up, () => {
       const now = clock.now();
       // A payer's sub-quota is counted first; the account counts what it let through.
