@@ -437,7 +437,8 @@ export class RateController {
     if (limit === undefined || this.#windowMs <= 0) return;
     const windowMs = roundWindow(this.#windowMs);
     const vendorRate = (limit * 1000) / windowMs;
-    // The pace is steady from the latest of: the vendor's rate as read now, a pause's end, a climb's end.
+    // The pace is steady from the later of: the vendor's rate as read now, a climb's end (and a
+    // window after a pause's end: steadyThrottle).
     if (vendorRate !== this.#steadyRate) {
       this.#steadyRate = vendorRate;
       this.#steadySince = now;
@@ -447,7 +448,8 @@ export class RateController {
       throttled,
       now,
       windowMs,
-      steadySince: Math.max(this.#steadySince, this.#pausedTill),
+      steadySince: this.#steadySince,
+      pausedTill: this.#pausedTill,
       lastAt: this.#margin.lastAt,
       ratePerSecond: this.#current,
       underPerSecond: vendorRate * this.#o.targetShare,

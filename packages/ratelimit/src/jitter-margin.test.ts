@@ -18,6 +18,7 @@ describe('steadyThrottle (a throttle at a steady pace under the advertised rate)
     now: 20_000,
     windowMs: 1000,
     steadySince: 10_000,
+    pausedTill: Number.NEGATIVE_INFINITY,
     lastAt: Number.NEGATIVE_INFINITY,
     ratePerSecond: 19.8,
     underPerSecond: 19.8,
@@ -29,6 +30,8 @@ describe('steadyThrottle (a throttle at a steady pace under the advertised rate)
     ['steady for exactly 5 s: yes', { steadySince: 15_000 }, true],
     ['a 2 s window: five windows, 10 s', { windowMs: 2000, steadySince: 10_001 }, false],
     ['a 2 s window steady for 10 s: yes', { windowMs: 2000, steadySince: 10_000 }, true],
+    ['a pause that ended less than a window ago: no', { pausedTill: 19_001 }, false],
+    ['a pause that ended a window ago (it gave nothing back at its end): yes', { pausedTill: 19_000 }, true],
     ['the second of one window (a throttle that did not pause): no', { lastAt: 19_200 }, false],
     ['a window after the last: yes', { lastAt: 19_000 }, true],
     [
