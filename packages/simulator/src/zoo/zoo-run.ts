@@ -129,6 +129,7 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
 
   const send = (payer: string, deadline: number, release: () => void): void => {
     const rtt = logNormal(net, p50, p99);
+    // Drawn either way, so both ways there see the same round trips.
     const short = Math.min(rtt, 1 + 2 * net());
     const up = o.wayThere === 'half' ? rtt / 2 : short;
     clock.setTimer(up, () => {
