@@ -5,7 +5,8 @@
 // virtual zoo's 20/s would take minutes). One throttle style per header style.
 // SEED=n, HEADERS=..., MODELS=... (comma-separated), CONCURRENCY=n (default 6), RATE=n (default 50); RUN_SECONDS=n (default 10)
 // and WARMUP_SHARE=x (default 0.3): each run's length and the share of it not measured (the
-// virtual zoo's 70 s measured from 10 s: RUN_SECONDS=70 WARMUP_SHARE=0.143).
+// virtual zoo's 70 s measured from 10 s: RUN_SECONDS=70 WARMUP_SHARE=0.143). VENDOR_THREAD=own: each vendor on a
+// worker thread of its own, not on the client's (see runZooLoopback's vendorThread).
 import { table } from '@rxgate/testkit';
 import { QUOTA_MODELS } from '../src/zoo/quota-models.js';
 import type { HeaderStyle, ThrottleStyle } from '../src/zoo/vendor-headers.js';
@@ -20,6 +21,7 @@ const seconds = Number(process.env.RUN_SECONDS ?? 10);
 const warmupShare = Number(process.env.WARMUP_SHARE ?? 0.3);
 const onlyHeaders = process.env.HEADERS?.split(',');
 const onlyModels = process.env.MODELS?.split(',');
+const vendorThread = process.env.VENDOR_THREAD === 'own' ? 'own-thread' : 'client-thread';
 const loads = [1.5, 3] as const;
 const latencies: readonly LatencyProfile[] = ['fast', 'slow'];
 const throttleOf = (h: HeaderStyle): ThrottleStyle => (h === 'none' ? '429' : '429-seconds');
@@ -65,6 +67,7 @@ for (const model of QUOTA_MODELS) {
                 claims: Math.round(load * rate * seconds),
                 warmupShare,
                 seed,
+                vendorThread,
               }),
           });
       }
@@ -106,7 +109,9 @@ const out = rows.map((r) => [
     return `${goodput.toFixed(1)} / ${throttled.toFixed(2)}${dl > 0 ? ` (${dl} DL)` : ''}`;
   }),
 ]);
-console.log(`# vendor zoo over loopback HTTP (quota ${rate}/s, seed ${seed}, node ${process.version})\n`);
+console.log(
+  `# vendor zoo over loopback HTTP (quota ${rate}/s, seed ${seed}, vendors on the ${vendorThread === 'own-thread' ? 'threads of their own' : "client's thread"}, node ${process.version})\n`,
+);
 console.log('Each cell: goodput (% of the quota) / throttled (% of the requests the vendor received),');
 console.log(
   `runs of ${seconds} s measured after their first ${(warmupShare * seconds).toFixed(1)} s; "DL": claims with budget left dead-lettered by the limiter.\n`,

@@ -4,7 +4,7 @@
 // WARMUP_MS, DURATION_MS: the measured span (the held-out 10 s window: 20000 140000).
 // ACQ=1: every admission too ("acq <seconds>"). WAY_THERE=half: the vendor counts half a round trip after the send.
 // LOOPBACK=1: the same over loopback HTTP (real timers, 10 s or RUN_SECONDS measured from a quarter, quota 50/s), rate and burst as
-// multiples of the quota (e.g. 0.5 0.5, or 2 1).
+// multiples of the quota (e.g. 0.5 0.5, or 2 1). VENDOR_THREAD=own: the vendor on a worker thread of its own.
 import type { LimiterEvent } from '@rxgate/ratelimit';
 import { runZooLoopback } from '../src/zoo/zoo-loopback.js';
 import { runZoo } from '../src/zoo/zoo-run.js';
@@ -52,6 +52,7 @@ const r = loopback
           }
         : {}),
       onLimiterEvent,
+      ...(process.env.VENDOR_THREAD === 'own' ? { vendorThread: 'own-thread' as const } : {}),
     })
   : await runZoo({
       vendor,
