@@ -45,6 +45,7 @@ export class Adaptation {
     for (const c of this.#active) {
       const change = c.tick(now, this.#ops);
       if (!c.active) this.#active.delete(c);
+      if (change) this.#pace(c);
       if (change && this.#scheduler?.hasListeners) {
         this.#scheduler.emit({
           type: 'adapted',
@@ -56,6 +57,11 @@ export class Adaptation {
       }
     }
   };
+
+  // A level whose rate is the vendor's keeps to its pace (see Pacer).
+  #pace(c: RateController): void {
+    this.#scheduler?.pace(c.level, c.pace);
+  }
 
   /** The earliest time a recovering rate changes on its own; the scheduler wakes for it. */
   readonly nextChangeAt = (): number => {
@@ -108,6 +114,8 @@ export class Adaptation {
     if (c.active) this.#active.add(c);
     const s = this.#scheduler;
     if (s === undefined) return;
+    this.#pace(c);
+    if (result.pausedUntil !== undefined) s.pacePaused(level, now);
     if (result.pausedUntil !== undefined && s.hasListeners)
       s.emit({ type: 'paused', level: level.id, until: result.pausedUntil });
     if (result.change && s.hasListeners) {

@@ -1,6 +1,7 @@
 import { InvalidOptionError } from './errors.js';
 import type { AdaptReason } from './events.js';
 import { LearnedMargin, steadyThrottle } from './jitter-margin.js';
+import type { PaceSpec } from './pacer.js';
 import type { QuotaSignal } from './quota-signal.js';
 import { RemainingOnlyRate } from './remaining-only.js';
 import { bareThrottle, throttleCut } from './retry-after-rate.js';
@@ -239,6 +240,23 @@ export class RateController {
   /** The rate in force. */
   get ratePerSecond(): number {
     return this.#current;
+  }
+
+  get level(): LevelSpec {
+    return this.#level;
+  }
+
+  /**
+   * The pace the level's admissions keep to once the vendor's quota is known (see Pacer): the
+   * rate in force, and half the time the margin leaves a window (10 ms of a 1 s window at 99 %)
+   * as the tolerance. Undefined before, and for a fixed window (`Remaining: 0` learned to mean
+   * full until its reset): its new window is whole, and what the bucket banked while the last
+   * one was spent goes at its start (a fixed window at varied round trips lost 0.3 % paced).
+   */
+  get pace(): PaceSpec | undefined {
+    if (this.#limit === undefined || this.#windowMs <= 0 || this.#zeroFull === true) return undefined;
+    const slack = roundWindow(this.#windowMs) * (1 / this.#margin.share - 1);
+    return { perSecond: this.#current, toleranceMs: slack / 2 };
   }
 
   /** When the rate in force next changes on its own (a recovery step, or the end of a capped pause). */

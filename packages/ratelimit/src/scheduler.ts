@@ -8,6 +8,7 @@ import {
 } from './errors.js';
 import type { Lane, LimiterEvent, LimiterListener, RejectReason } from './events.js';
 import { type Lease, NOOP_LEASE, RESOLVED_NOOP_LEASE, SlotLease } from './lease.js';
+import { Pacer, type PaceSpec } from './pacer.js';
 import { type LevelSpec, type RateStore, type SyncRateStore, syncOf } from './store.js';
 import { isStoreUnavailableError, StoreUnavailableError } from './store-unavailable.js';
 import { type Linked, WaitList } from './wait-list.js';
@@ -164,6 +165,46 @@ export class Scheduler {
   countInFlight = false;
 
   #log: AdmissionLog | undefined;
+  // Levels kept to their own pace (see pace), by level id.
+  readonly #pacers = new Map<string, Pacer>();
+
+  /** Keeps `level`'s admissions to a pace (see Pacer), or no longer (undefined). */
+  pace(level: LevelSpec, spec: PaceSpec | undefined): void {
+    if (spec === undefined) {
+      this.#pacers.delete(level.id);
+      return;
+    }
+    const p = this.#pacers.get(level.id);
+    if (p === undefined) this.#pacers.set(level.id, new Pacer(spec));
+    else p.spec = spec;
+  }
+
+  /** `level` was paused from `now`: its pace owes the turns the pause holds back (see Pacer.paused). */
+  pacePaused(level: LevelSpec, now: number): void {
+    this.#pacers.get(level.id)?.paused(now);
+  }
+
+  #paceKeyWait(entry: KeyEntry, now: number): number {
+    if (this.#pacers.size === 0) return 0;
+    let wait = 0;
+    for (const level of entry.keyLevels) wait = Math.max(wait, this.#pacers.get(level.id)?.wait(now) ?? 0);
+    return wait;
+  }
+
+  #paceAccountWait(now: number): number {
+    const account = this.#c.account;
+    if (this.#pacers.size === 0 || account === undefined) return 0;
+    return this.#pacers.get(account.id)?.wait(now) ?? 0;
+  }
+
+  #paceWait(entry: KeyEntry, now: number): number {
+    return Math.max(this.#paceKeyWait(entry, now), this.#paceAccountWait(now));
+  }
+
+  #paced(entry: KeyEntry, now: number, cost: number): void {
+    if (this.#pacers.size === 0) return;
+    for (const level of entry.allLevels) this.#pacers.get(level.id)?.admitted(now, cost);
+  }
 
   /**
    * Logs the admissions of `key` (or of every key) with their times from `now` on: a limiter
@@ -376,7 +417,7 @@ export class Scheduler {
       ops.push([PEEK, [account], cost + interleave(this.#posCost, this.#batchCost), now]);
     if (ops.length === 0) return 0;
     const waits = yield ops;
-    return Math.max(0, ...waits);
+    return Math.max(0, this.#paceWait(entry, now), ...waits);
   }
 
   /**
@@ -516,7 +557,7 @@ export class Scheduler {
           for (let i = 0; i < heads.length; i++) {
             const head = heads[i]!;
             if (!head.listed) continue;
-            const keyWait = waits[i]!;
+            const keyWait = Math.max(waits[i]!, this.#paceKeyWait(head.entry, now));
             if (keyWait > 0) {
               if (now + keyWait < wakeAt) wakeAt = now + keyWait;
               continue;
@@ -534,6 +575,12 @@ export class Scheduler {
         continue;
       }
       const entry = best.entry;
+      // The account's pace (the keys' was read with their levels above).
+      const paced = this.#paceAccountWait(now);
+      if (paced > 0) {
+        if (now + paced < wakeAt) wakeAt = now + paced;
+        break;
+      }
       // The slot is held while the store answers, so concurrent admissions respect the caps.
       this.#inFlight++;
       entry.inFlight++;
@@ -766,6 +813,8 @@ export class Scheduler {
         waitedMs: now - w.enqueuedAt,
       });
     }
+    // Only a waiter keeps to the pace: what goes at once went with nobody waiting (no catch-up).
+    this.#paced(w.entry, now, w.cost);
     w.resolve(this.#lease(w.entry, now));
   }
 

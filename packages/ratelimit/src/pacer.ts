@@ -1,0 +1,59 @@
+/**
+ * A level's own pace once its rate is the vendor's: each admission at most `toleranceMs`
+ * before its turn, a turn every `1 / perSecond`, and no catch-up past that after a late one.
+ * The level's bucket lets a late timer's tokens go at once (a catch-up); a vendor's sliding log
+ * counts the late request and the caught-up ones in one window.
+ */
+export interface PaceSpec {
+  readonly perSecond: number;
+  readonly toleranceMs: number;
+}
+
+export class Pacer {
+  // The theoretical time of the next turn (GCRA's TAT).
+  #tat = Number.NEGATIVE_INFINITY;
+  // The last admission and its cost.
+  #lastAt = Number.NEGATIVE_INFINITY;
+  #lastCost = 0;
+  #spec: PaceSpec;
+
+  constructor(spec: PaceSpec) {
+    this.#spec = spec;
+  }
+
+  get spec(): PaceSpec {
+    return this.#spec;
+  }
+
+  /**
+   * A new pace. A faster one is due from the last admission at once (the turn it still owes at
+   * the old pace would hold the level under its new rate); a slower one is the bucket's to keep.
+   */
+  set spec(spec: PaceSpec) {
+    if (spec.perSecond > this.#spec.perSecond)
+      this.#tat = Math.min(this.#tat, this.#lastAt + (this.#lastCost * 1000) / spec.perSecond);
+    this.#spec = spec;
+  }
+
+  /** Milliseconds until an admission of `cost` keeps to the pace (0: now). */
+  wait(now: number): number {
+    const w = this.#tat - this.#spec.toleranceMs - now;
+    return w > 1e-6 ? w : 0;
+  }
+
+  /**
+   * The level was paused from `now` (a Retry-After, Remaining 0 until a reset): the turns the
+   * pause holds back are owed when it ends, as the level's bucket banks them (a fixed window's
+   * new window is spent from its start, not from where the pace would be).
+   */
+  paused(now: number): void {
+    if (this.#tat > now) this.#tat = now;
+  }
+
+  /** An admission of `cost` at `now`. */
+  admitted(now: number, cost: number): void {
+    this.#tat = Math.max(this.#tat, now) + (cost * 1000) / this.#spec.perSecond;
+    this.#lastAt = now;
+    this.#lastCost = cost;
+  }
+}
