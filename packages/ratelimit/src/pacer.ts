@@ -42,9 +42,10 @@ export class Pacer {
   }
 
   /**
-   * The level was paused from `now` (a Retry-After, Remaining 0 until a reset): the turns the
-   * pause holds back are owed when it ends, as the level's bucket banks them (a fixed window's
-   * new window is spent from its start, not from where the pace would be).
+   * The level was paused from `now` (a Retry-After, Remaining 0 until a reset): the pace's lead
+   * (a turn and the tolerance at most) is dropped, so the first admission after the pause goes
+   * when the bucket lets it. The pause's turns are not owed: the bucket holds one token when
+   * it ends, and the pace goes on from there.
    */
   paused(now: number): void {
     if (this.#tat > now) this.#tat = now;

@@ -417,7 +417,8 @@ export class Scheduler {
       ops.push([PEEK, [account], cost + interleave(this.#posCost, this.#batchCost), now]);
     if (ops.length === 0) return 0;
     const waits = yield ops;
-    return Math.max(0, this.#paceWait(entry, now), ...waits);
+    // With nobody waiting an arrival the bucket lets go goes at once, unpaced.
+    return Math.max(0, this.#waiting > 0 ? this.#paceWait(entry, now) : 0, ...waits);
   }
 
   /**
@@ -679,6 +680,8 @@ export class Scheduler {
     const levels = entry.allLevels;
     const now = levels.length === 0 ? 0 : this.#c.clock.now();
     this.#c.beforePass?.(now);
+    // A pos arrival may go past queued batch waiters (the lane share): it keeps to their pace.
+    if (this.#waiting > 0 && levels.length > 0 && this.#paceWait(entry, now) > 0) return undefined;
     const sync = this.#sync;
     if (sync !== undefined) {
       if (sync.take(levels, cost, now) > 0) return undefined;
@@ -708,6 +711,8 @@ export class Scheduler {
   }
 
   #tookNow(entry: KeyEntry, lane: Lane, cost: number, now: number): Lease {
+    // With others waiting it went past them, so it takes a turn of their pace.
+    if (this.#waiting > 0) this.#paced(entry, now, cost);
     if (lane === 'pos' && this.#batchCost > 0) this.#posStreak++;
     if ((++this.#ops & (SWEEP_EVERY - 1)) === 0) this.#sweep(now);
     if (this.#listeners.size > 0) this.emit({ type: 'acquired', key: entry.key, lane, cost, waitedMs: 0 });
@@ -813,7 +818,7 @@ export class Scheduler {
         waitedMs: now - w.enqueuedAt,
       });
     }
-    // Only a waiter keeps to the pace: what goes at once went with nobody waiting (no catch-up).
+    // A waiter keeps to the pace; what went at once with nobody waiting did not (no catch-up).
     this.#paced(w.entry, now, w.cost);
     w.resolve(this.#lease(w.entry, now));
   }

@@ -141,20 +141,40 @@ async function vendorOnOwnThread(d: LoopbackVendorData): Promise<LoopbackVendor>
   const file = new URL(`./zoo-loopback-vendor-thread${typescript ? '.ts' : '.js'}`, import.meta.url);
   const worker = typescript
     ? new Worker(
-        `import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(file.href)}); });`,
+        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((t) => { t.register(); return import(${JSON.stringify(file.href)}); });`,
         { eval: true, workerData: d },
       )
     : new Worker(file, { workerData: d });
-  const { port } = await new Promise<{ port: number }>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  // Its next message, or its error or exit (then it is stopped and the run fails).
+  const next = <T>(): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const off = () => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      const onMessage = (m: T) => {
+        off();
+        resolve(m);
+      };
+      const onError = (e: Error) => {
+        off();
+        void worker.terminate();
+        reject(e);
+      };
+      const onExit = (code: number) => {
+        off();
+        reject(new Error(`the vendor's thread exited (${code})`));
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+    });
+  const { port } = await next<{ port: number }>();
   return {
     port,
     stop: async () => {
-      const counts = new Promise<{ admitted: number; refused: number }>((resolve) =>
-        worker.once('message', resolve),
-      );
+      const counts = next<{ admitted: number; refused: number }>();
       worker.postMessage('stop');
       const c = await counts;
       await worker.terminate();
