@@ -6,6 +6,33 @@ import { createLimiter } from './limiter.js';
 import { Pacer } from './pacer.js';
 
 describe('Pacer', () => {
+  it('a pause drops the lead; a faster pace is due from the last admission, a slower one keeps the turn owed (a table)', () => {
+    // [what happens after an admission at 0 at 10/s, the time asked at, the wait then]
+    const table: ReadonlyArray<[string, (p: Pacer) => void, number, number]> = [
+      ['nothing: the next turn is 100 ms on', () => {}, 0, 100],
+      ['paused at 30: the lead is dropped, it may go at 30', (p) => p.paused(30), 30, 0],
+      ['paused at 150 (the turn already past): the turn stands', (p) => p.paused(150), 0, 100],
+      [
+        '20/s from now on: due 50 ms after the admission',
+        (p) => (p.spec = { perSecond: 20, toleranceMs: 0 }),
+        0,
+        50,
+      ],
+      [
+        '5/s from now on: the 100 ms turn stands (the bucket keeps the slower rate)',
+        (p) => (p.spec = { perSecond: 5, toleranceMs: 0 }),
+        0,
+        100,
+      ],
+    ];
+    for (const [name, act, at, due] of table) {
+      const p = new Pacer({ perSecond: 10, toleranceMs: 0 });
+      p.admitted(0, 1);
+      act(p);
+      assert.equal(p.wait(at), due, name);
+    }
+  });
+
   // The reference, written another way: the n-th admission after admission j is due one turn
   // per admission after it, whatever came between; an admission goes when every earlier one
   // says so (within the tolerance).
