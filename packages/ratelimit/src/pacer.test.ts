@@ -14,13 +14,13 @@ describe('Pacer', () => {
       ['paused at 150 (the turn already past): the turn stands', (p) => p.paused(150), 0, 100],
       [
         '20/s from now on: due 50 ms after the admission',
-        (p) => (p.spec = { perSecond: 20, toleranceMs: 0 }),
+        (p) => p.setSpec({ perSecond: 20, toleranceMs: 0 }),
         0,
         50,
       ],
       [
         '5/s from now on: the 100 ms turn stands (the bucket keeps the slower rate)',
-        (p) => (p.spec = { perSecond: 5, toleranceMs: 0 }),
+        (p) => p.setSpec({ perSecond: 5, toleranceMs: 0 }),
         0,
         100,
       ],

@@ -21,21 +21,17 @@ export class Pacer {
     this.#spec = spec;
   }
 
-  get spec(): PaceSpec {
-    return this.#spec;
-  }
-
   /**
    * A new pace. A faster one is due from the last admission at once (the turn it still owes at
    * the old pace would hold the level under its new rate); a slower one is the bucket's to keep.
    */
-  set spec(spec: PaceSpec) {
+  setSpec(spec: PaceSpec): void {
     if (spec.perSecond > this.#spec.perSecond)
       this.#tat = Math.min(this.#tat, this.#lastAt + (this.#lastCost * 1000) / spec.perSecond);
     this.#spec = spec;
   }
 
-  /** Milliseconds until an admission of `cost` keeps to the pace (0: now). */
+  /** Milliseconds until the next admission keeps to the pace (0: now). */
   wait(now: number): number {
     const w = this.#tat - this.#spec.toleranceMs - now;
     return w > 1e-6 ? w : 0;

@@ -176,29 +176,25 @@ export class Scheduler {
     }
     const p = this.#pacers.get(level.id);
     if (p === undefined) this.#pacers.set(level.id, new Pacer(spec));
-    else p.spec = spec;
+    else p.setSpec(spec);
   }
 
-  /** `level` was paused from `now`: its pace owes the turns the pause holds back (see Pacer.paused). */
+  /** `level` was paused from `now`: its pace's lead is dropped (see Pacer.paused). */
   pacePaused(level: LevelSpec, now: number): void {
     this.#pacers.get(level.id)?.paused(now);
   }
 
-  #paceKeyWait(entry: KeyEntry, now: number): number {
+  // How long until every one of `levels` that keeps a pace lets one more go.
+  #paceWaitOf(levels: readonly LevelSpec[], now: number): number {
     if (this.#pacers.size === 0) return 0;
     let wait = 0;
-    for (const level of entry.keyLevels) wait = Math.max(wait, this.#pacers.get(level.id)?.wait(now) ?? 0);
+    for (const level of levels) wait = Math.max(wait, this.#pacers.get(level.id)?.wait(now) ?? 0);
     return wait;
   }
 
   #paceAccountWait(now: number): number {
     const account = this.#c.account;
-    if (this.#pacers.size === 0 || account === undefined) return 0;
-    return this.#pacers.get(account.id)?.wait(now) ?? 0;
-  }
-
-  #paceWait(entry: KeyEntry, now: number): number {
-    return Math.max(this.#paceKeyWait(entry, now), this.#paceAccountWait(now));
+    return account === undefined ? 0 : (this.#pacers.get(account.id)?.wait(now) ?? 0);
   }
 
   #paced(entry: KeyEntry, now: number, cost: number): void {
@@ -418,7 +414,7 @@ export class Scheduler {
     if (ops.length === 0) return 0;
     const waits = yield ops;
     // With nobody waiting an arrival the bucket lets go goes at once, unpaced.
-    return Math.max(0, this.#waiting > 0 ? this.#paceWait(entry, now) : 0, ...waits);
+    return Math.max(0, this.#waiting > 0 ? this.#paceWaitOf(entry.allLevels, now) : 0, ...waits);
   }
 
   /**
@@ -558,7 +554,7 @@ export class Scheduler {
           for (let i = 0; i < heads.length; i++) {
             const head = heads[i]!;
             if (!head.listed) continue;
-            const keyWait = Math.max(waits[i]!, this.#paceKeyWait(head.entry, now));
+            const keyWait = Math.max(waits[i]!, this.#paceWaitOf(head.entry.keyLevels, now));
             if (keyWait > 0) {
               if (now + keyWait < wakeAt) wakeAt = now + keyWait;
               continue;
@@ -681,7 +677,8 @@ export class Scheduler {
     const now = levels.length === 0 ? 0 : this.#c.clock.now();
     this.#c.beforePass?.(now);
     // A pos arrival may go past queued batch waiters (the lane share): it keeps to their pace.
-    if (this.#waiting > 0 && levels.length > 0 && this.#paceWait(entry, now) > 0) return undefined;
+    if (this.#waiting > 0 && levels.length > 0 && this.#paceWaitOf(entry.allLevels, now) > 0)
+      return undefined;
     const sync = this.#sync;
     if (sync !== undefined) {
       if (sync.take(levels, cost, now) > 0) return undefined;
