@@ -304,6 +304,8 @@ export class RateController {
     }
     if (resetMs !== undefined && finite(signal.roundTripMs))
       this.#windowEnd.add(now, resetMs, signal.roundTripMs);
+    // A fixed window refused: a pause at 0 may have ended before its window did (WindowEnd).
+    if (signal.throttled === true && this.#zeroFull === true) this.#windowEnd.distrust();
     this.#learnMargin(signal.throttled === true, now);
     let pauseFor: number | undefined;
     if (hasRemaining) {
@@ -518,12 +520,13 @@ export class RateController {
   }
 
   // The window an answer was counted in, for a vendor known to be a fixed window whose answers
-  // agree on where its windows end (WindowEnd): it ended after `low` and by `high`.
+  // agree on where its windows end (WindowEnd): it ended after `low` and by `high`, and a
+  // request sent at `due` reaches the vendor after that.
   #answeredWindow(
     now: number,
     resetMs: number | undefined,
     roundTripMs: number | undefined,
-  ): { readonly low: number; readonly high: number } | undefined {
+  ): { readonly low: number; readonly high: number; readonly due: number } | undefined {
     if (resetMs === undefined || !finite(roundTripMs) || this.#zeroFull !== true || this.#windowMs <= 0)
       return undefined;
     return this.#windowEnd.bounds(now, resetMs, roundTripMs, roundWindow(this.#windowMs));
@@ -541,10 +544,11 @@ export class RateController {
   }
 
   // A `Remaining: 0` pause of a vendor known to be a fixed window, or a budget until its reset,
-  // ends by when the answers bound its window to have ended, when that is before this answer's
-  // guess (WindowEnd); the check pause that tells a fixed window keeps the guess.
-  #bounded(now: number, resetMs: number, window: { readonly high: number } | undefined): number {
-    return window === undefined ? resetMs : Math.max(0, Math.min(resetMs, window.high - now));
+  // ends when a request sent then reaches the vendor after its window ended, as the answers
+  // tell (WindowEnd's `due`), when that is before this answer's guess; the check pause that
+  // tells a fixed window keeps the guess.
+  #bounded(now: number, resetMs: number, window: { readonly due: number } | undefined): number {
+    return window === undefined ? resetMs : Math.max(0, Math.min(resetMs, window.due - now));
   }
 
   // The rate the vendor refused: the rate in force, or what it accepted since the last cut

@@ -347,9 +347,10 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     lease.release();
   });
 
-  it('a fixed window that starts at the first request after the last one ended (a counter with an expiry), round trips that vary: the round trips said cost no goodput, <= 0.5 % throttled', async () => {
-    // Known limit, not the goal: 87.4-90.2 % without round trips, 89.6-93.2 % with them on
-    // these runs. Each pause at 0 that ends late starts the next window that much later.
+  it('a fixed window that starts at the first request after the last one ended (a counter with an expiry), round trips that vary: with the round trips said, >= 98 %, <= 0.5 % throttled', async () => {
+    // 87.4-90.2 % without round trips. With them, a pause at 0 that ended where the answers
+    // bound the window started the next window late by the shortest way back: 89.6-93.2 %. It
+    // ends where a request sent then is counted after the end (WindowEnd's `due`): 98.6-99.0 %.
     for (const seed of [1, 2, 3, 5])
       for (const load of [1.5, 3]) {
         const d = {
@@ -365,6 +366,7 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
         const said = await drive({ ...d, rttMs: variedRoundTrips(seed), roundTrip: true });
         const run = `seed ${seed}, ${load}x`;
         assert.ok(said.goodput >= without.goodput, `${run}: ${said.goodput} < ${without.goodput}`);
+        assert.ok(said.goodput >= 0.98, `${run}: ${(said.goodput * 100).toFixed(1)} %`);
         assert.ok(said.throttled <= 0.005, `${run}: ${(said.throttled * 100).toFixed(2)} % throttled`);
         assert.equal(said.deadLettered, 0, run);
       }

@@ -2,6 +2,7 @@
 // node --import tsx bench/zoo-trace.ts <model> <headers> <throttle> [load] [fast|slow] [rate] [burst]
 // VENDOR_RATE=r VENDOR_WINDOW_MS=w: another quota (the held-out zoo's: 7 1000, 10 10000, 10 60000).
 // WARMUP_MS, DURATION_MS: the measured span (the held-out 10 s window: 20000 140000).
+// HEADERS_AFTER_MS=n: the vendor writes its quota headers n ms after it counts (a steady piece of work).
 // ACQ=1: every admission too ("acq <seconds>"). WAY_THERE=half: the vendor counts half a round trip after the send.
 // LOOPBACK=1: the same over loopback HTTP (real timers, 10 s or RUN_SECONDS measured from a quarter, quota 50/s), rate and burst as
 // multiples of the quota (e.g. 0.5 0.5, or 2 1). VENDOR_THREAD=own: the vendor on a worker thread of its own.
@@ -62,6 +63,7 @@ const r = loopback
       onLimiterEvent,
       seed: Number(process.env.SEED ?? 1),
       ...(process.env.WAY_THERE === 'half' ? { wayThere: 'half' as const } : {}),
+      ...(process.env.HEADERS_AFTER_MS ? { headersAfterMs: Number(process.env.HEADERS_AFTER_MS) } : {}),
       ...(process.env.WARMUP_MS ? { warmupMs: Number(process.env.WARMUP_MS) } : {}),
       ...(process.env.DURATION_MS ? { durationMs: Number(process.env.DURATION_MS) } : {}),
     });

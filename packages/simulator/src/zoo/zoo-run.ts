@@ -58,6 +58,12 @@ export interface ZooRunOptions {
    * after it left). @default 'short'
    */
   readonly wayThere?: 'short' | 'half';
+  /**
+   * How long after it counts a request the vendor writes its quota headers (a steady piece of
+   * work before the answer, the headers written at its end): its resets read that much less,
+   * and its answer leaves no sooner. @default 0 (written as it counts, as gateways do)
+   */
+  readonly headersAfterMs?: number;
   /** Virtual time claims arrive for. @default 70_000 */
   readonly durationMs?: number;
   /** The start of the measured part (the rest is warm-up). @default 10_000 */
@@ -141,21 +147,25 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
           ? model.arrive(now)
           : { admitted: false, report: lastReport ?? sub.report };
       lastReport = report;
+      const after = o.headersAfterMs ?? 0;
       if (now >= measureFrom && now < end) {
         if (ok) admitted++;
         else refused++;
       }
+      const written = after > 0 ? writtenLater(report, after) : report;
       const answer =
         sub === undefined
-          ? answerOf(ok, report, o.vendor.headers, o.vendor.throttle, now)
+          ? answerOf(ok, written, o.vendor.headers, o.vendor.throttle, now + after)
           : withPayerPolicy(
-              answerOf(ok, report, o.vendor.headers, o.vendor.throttle, now),
-              report,
-              sub.report,
+              answerOf(ok, written, o.vendor.headers, o.vendor.throttle, now + after),
+              written,
+              after > 0 ? writtenLater(sub.report, after) : sub.report,
               ok,
               sub.admitted,
             );
-      clock.setTimer(rtt - up, () => {
+      const back = Math.max(rtt - up, after);
+      const trip = up + back;
+      clock.setTimer(back, () => {
         release();
         const verdict = classify(
           { status: answer.status, headers: answer.headers, body: PAID },
@@ -167,7 +177,7 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
           const q = verdict.quota;
           const scoped =
             q.policy === 'per-payer' && o.client.kind === 'rxgate' && o.client.payerPolicy !== 'account';
-          limiter.observe(signalAsAnswered(q, rtt, rtt), scoped ? { key: payer } : undefined);
+          limiter.observe(signalAsAnswered(q, trip, trip), scoped ? { key: payer } : undefined);
         }
         aws?.update(throttled);
         if (throttled) attempt(payer, deadline);
@@ -238,4 +248,14 @@ function withPayerPolicy(
     `"default";q=${account.policy.quota};w=${w(account)}, "per-payer";q=${sub.policy.quota};w=${w(sub)}`;
   h.ratelimit = `"default";r=${accountLeft};t=${t(account)}, "per-payer";r=${subLeft};t=${t(sub)}`;
   return answer;
+}
+
+// A report as written `afterMs` after the count: what it calls the reset and the retry time
+// are that much nearer.
+function writtenLater(report: QuotaReport, afterMs: number): QuotaReport {
+  return {
+    ...report,
+    resetMs: Math.max(0, report.resetMs - afterMs),
+    retryAfterMs: Math.max(0, report.retryAfterMs - afterMs),
+  };
 }
