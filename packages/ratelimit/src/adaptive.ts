@@ -304,8 +304,9 @@ export class RateController {
     }
     if (resetMs !== undefined && finite(signal.roundTripMs))
       this.#windowEnd.add(now, resetMs, signal.roundTripMs);
-    // A fixed window refused: a pause at 0 may have ended before its window did (WindowEnd).
-    if (signal.throttled === true && this.#zeroFull === true) this.#windowEnd.distrust();
+    // A refusal of a request admitted after a pause at 0 ended at `due`: was it early (WindowEnd)?
+    if (signal.throttled === true && finite(signal.roundTripMs))
+      this.#windowEnd.refused(now - signal.roundTripMs);
     this.#learnMargin(signal.throttled === true, now);
     let pauseFor: number | undefined;
     if (hasRemaining) {
@@ -547,8 +548,14 @@ export class RateController {
   // ends when a request sent then reaches the vendor after its window ended, as the answers
   // tell (WindowEnd's `due`), when that is before this answer's guess; the check pause that
   // tells a fixed window keeps the guess.
-  #bounded(now: number, resetMs: number, window: { readonly due: number } | undefined): number {
-    return window === undefined ? resetMs : Math.max(0, Math.min(resetMs, window.due - now));
+  #bounded(
+    now: number,
+    resetMs: number,
+    window: { readonly due: number; readonly high: number } | undefined,
+  ): number {
+    if (window === undefined) return resetMs;
+    if (window.due - now < resetMs) this.#windowEnd.ended(window.due, window.high);
+    return Math.max(0, Math.min(resetMs, window.due - now));
   }
 
   // The rate the vendor refused: the rate in force, or what it accepted since the last cut

@@ -253,10 +253,10 @@ describe('WindowEnd against fixed-window vendors', () => {
     assert.ok(lateHigh / n > 40, `high ${(lateHigh / n).toFixed(1)} ms late on average`);
   });
 
-  it('a vendor that writes its reset after a steady 100 ms of work: `due` is early by that work until a throttle says so (`distrust`), and is `high` after', () => {
+  it("a vendor that writes its reset after a steady 100 ms of work: `due` is early by that work until a request admitted between a pause's `due` and `high` is refused (`refused`), and is `high` after; other refusals leave it be", () => {
     const ends = new WindowEnd();
     let last = { now: 0, resetMs: 0, rtt: 0, end: 0 };
-    // The answers of the last stretch of a window's requests, sent 2 ms before the vendor counts.
+    // The answers of a window's requests, sent 2 ms before the vendor counts.
     for (let sent = 0; sent < 4900; sent += 50) {
       const arrived = sent + 2;
       const end = (Math.floor(arrived / 1000) + 1) * 1000;
@@ -269,7 +269,13 @@ describe('WindowEnd against fixed-window vendors', () => {
     assert.ok(before !== undefined);
     // Sent at `due`, counted 2 ms later: about 100 ms before the end.
     assert.ok(before.due + 2 < last.end - 90, `due ${before.due}, end ${last.end}`);
-    ends.distrust();
+    ends.ended(before.due, before.high);
+    // Refused, but admitted before the pause ended, or after its window's `high`: no word on `due`.
+    ends.refused(before.due - 50);
+    ends.refused(before.high + 5);
+    assert.equal(ends.bounds(last.now, last.resetMs, last.rtt, 1000)?.due, before.due);
+    // Admitted just after the pause ended at `due`, and refused.
+    ends.refused(before.due + 1);
     const after = ends.bounds(last.now, last.resetMs, last.rtt, 1000);
     assert.ok(after !== undefined);
     assert.equal(after.due, after.high);

@@ -29,6 +29,8 @@ export class WindowEnd {
   readonly #spreads: number[] = [];
   #nextSpread = 0;
   #trusted = true;
+  // The last pauses that ended at `due`, before `high` (see `ended`).
+  readonly #early: { readonly from: number; readonly to: number }[] = [];
 
   /**
    * Another answer, come back `now` after `roundTripMs` with a reset of `resetMs` less half the
@@ -58,8 +60,8 @@ export class WindowEnd {
    * (as gateways and their middleware do), that is ahead of `high` by about the way back: at p50
    * 120 ms, 25-40 ms of a window that starts at our next send (an expiring counter). A vendor
    * that writes its reset after a steady piece of work looks the same and is not: its earliest
-   * bounds are early by that work. A throttle says so (`distrust`), and `due` is `high` from then
-   * on.
+   * bounds are early by that work. A refusal of a request admitted after such a pause ended,
+   * before `high`, says so (`refused`), and `due` is `high` from then on.
    */
   bounds(
     now: number,
@@ -81,9 +83,21 @@ export class WindowEnd {
     return { low: w.low, high: w.high, due };
   }
 
-  /** A throttle came: `due` may be early (see `bounds`), and is `high` from now on. */
-  distrust(): void {
-    this.#trusted = false;
+  /** A pause at 0 ended at `due`, before `high` (as `bounds` said them): see `refused`. */
+  ended(due: number, high: number): void {
+    if (!(due < high)) return;
+    this.#early.push({ from: due, to: high });
+    if (this.#early.length > EARLY_KEPT) this.#early.shift();
+  }
+
+  /**
+   * A request admitted at `sentAt` was refused. Admitted after a pause that ended at `due` and
+   * before that window's `high`, it may have been early (see `bounds`): `due` is `high` from now
+   * on. Other refusals say nothing of `due` (a late answer of a window can reopen its budget
+   * after a pause ended at `high`, old rule and new alike), and leave it be.
+   */
+  refused(sentAt: number): void {
+    if (this.#early.some((e) => sentAt >= e.from - AGREE_MS && sentAt < e.to)) this.#trusted = false;
   }
 }
 
@@ -92,6 +106,9 @@ export class WindowEnd {
  * show its spread: fewer say too little of how short a way there can be.
  */
 const SPREAD_ANSWERS = 8;
+
+/** How many pauses that ended at `due` are kept: the last windows' at a second or so each. */
+const EARLY_KEPT = 8;
 
 /** How many answers' spreads are kept (the last few windows' at tens a second). */
 const SPREADS_KEPT = 64;
