@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
   bucketCreep,
+  drainingSays,
   fixedWindowSays,
   ownRunMs,
   ownRunStands,
@@ -10,12 +11,14 @@ import {
   throttleCeiling,
 } from './remaining-only.js';
 
-// Answers every 50 ms at 20/s sent, from a vendor written here: a bucket of 20 refilled at
-// `bucketRate`, or a fixed window of 20 a second. Then one throttle.
-function feed(kind: 'bucket' | 'window', bucketRate: number, sendRate: number): RemainingOnlyRate {
+// Answers at `sendRate` sent, from a vendor written here: a bucket of 20 refilled at
+// `bucketRate`, or a fixed window of 20 a second. Then one throttle. With `late`, one answer in
+// ten comes back out of order: it says what was left `late` requests before.
+function feed(kind: 'bucket' | 'window', bucketRate: number, sendRate: number, late = 0): RemainingOnlyRate {
   const r = new RemainingOnlyRate(1);
   let tokens = 20;
   let sent = 0;
+  const said: number[] = [];
   const every = 1000 / sendRate;
   for (let t = 0; t <= 3000; t += every) {
     sent++;
@@ -24,21 +27,33 @@ function feed(kind: 'bucket' | 'window', bucketRate: number, sendRate: number): 
       tokens = Math.min(20, tokens + (bucketRate * every) / 1000) - 1;
       remaining = Math.max(0, Math.floor(tokens));
     } else remaining = 20 - (sent - Math.floor(t / 1000) * sendRate);
-    r.answer(t, remaining, 20, sent, sent, sendRate, Number.NEGATIVE_INFINITY);
+    said.push(remaining);
+    const stale = late > 0 && sent % 10 === 0 && sent > late ? said[sent - 1 - late]! : remaining;
+    r.answer(t, stale, 20, sent, sent, sendRate, Number.NEGATIVE_INFINITY);
   }
   r.throttled(3000, sendRate, Number.NEGATIVE_INFINITY);
   return r;
 }
 
 describe('RemainingOnlyRate: what a throttle says of the vendor rate', () => {
-  const table: [string, 'bucket' | 'window', number, number, number][] = [
-    // kind, the bucket's rate, what we sent, the upper bound expected (within 5 %)
-    ['a bucket drained at 25/s refills at 20/s: its rate, read from what it freed', 'bucket', 20, 25, 20],
-    ['a fixed window whose Remaining comes back each second: the rate in force', 'window', 0, 25, 25],
+  const table: [string, 'bucket' | 'window', number, number, number, number][] = [
+    // kind, the bucket's rate, what we sent, answers late by, the upper bound expected (within 5 %)
+    ['a bucket drained at 25/s refills at 20/s: its rate, read from what it freed', 'bucket', 20, 25, 0, 20],
+    [
+      // Before: 25 (a late answer said Remaining back up by 6, and that was taken for a reset).
+      'the same, one answer in ten back 30 requests late: still its rate',
+      'bucket',
+      20,
+      25,
+      30,
+      20,
+    ],
+    ['a fixed window whose Remaining comes back each second: the rate in force', 'window', 0, 25, 0, 25],
+    ['the same, one answer in ten back 30 requests late: still the rate in force', 'window', 0, 25, 30, 25],
   ];
-  for (const [name, kind, bucketRate, send, upper] of table)
+  for (const [name, kind, bucketRate, send, late, upper] of table)
     it(name, () => {
-      const r = feed(kind, bucketRate, send);
+      const r = feed(kind, bucketRate, send, late);
       assert.ok(Math.abs(r.upper - upper) / upper < 0.05, `upper ${r.upper}`);
       assert.ok(r.rate! <= r.upper * RemainingOnlyRate.upperShare + 1e-9, `rate ${r.rate}`);
     });
@@ -200,6 +215,51 @@ describe("bucketCreep: a drain's bound on a bucket while the bucket is then seen
     it(name, () =>
       assert.ok(Math.abs(bucketCreep(bound, at, ms) - expected) < 1e-9, `${bucketCreep(bound, at, ms)}`),
     );
+});
+
+describe('drainingSays: Remaining over a run of answers says a bucket draining', () => {
+  const table: [string, number[], boolean][] = [
+    ['falling answer by answer', [10, 9, 9, 8, 7, 7, 6, 5], true],
+    ['falling by less than 2', [10, 10, 9, 10, 9, 9], false],
+    ['two answers or fewer say nothing', [10, 5], false],
+    [
+      'back up by more than a quarter of the limit, and staying up: a reset',
+      [10, 8, 6, 4, 19, 18, 17, 16],
+      false,
+    ],
+    ['one answer back up (come back out of order): still a drain', [10, 9, 8, 7, 15, 6, 5, 4, 3], true],
+    ['two in a row back up: still a drain', [10, 9, 8, 7, 15, 14, 6, 5, 4], true],
+    ['a late answer last of all: the least of the last ones says where it is', [10, 9, 8, 7, 6, 5, 12], true],
+  ];
+  for (const [name, remaining, want] of table)
+    it(name, () => assert.equal(drainingSays(remaining, 20), want));
+  it('property: a falling Remaining with answers come back out of order, one at a time (each an earlier one, three or more apart), is still a drain', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 8, maxLength: 60 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 10 }),
+        (drops, stale) => {
+          const falling: number[] = [];
+          let left = 200;
+          for (const d of drops) {
+            left -= d;
+            falling.push(left);
+          }
+          fc.pre(falling[0]! - falling[falling.length - 1]! >= 6);
+          const seq = [...falling];
+          // Answers three or more apart replaced by earlier ones (come back late).
+          const used: number[] = [];
+          for (const [p, back] of stale) {
+            const at = 3 + (p % (seq.length - 6));
+            if (used.some((u) => Math.abs(u - at) < 3)) continue;
+            used.push(at);
+            seq[at] = falling[at - 1 - (back % at)]!;
+          }
+          assert.equal(drainingSays(seq, 20), true, JSON.stringify(seq));
+        },
+      ),
+    );
+  });
 });
 
 describe('RemainingOnlyRate: a bucket whose drain was read low', () => {
