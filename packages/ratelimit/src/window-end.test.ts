@@ -211,42 +211,23 @@ describe('WindowEnd against fixed-window vendors', () => {
   });
 
   it('slow answers of a 1 s window counted on arrival, 8 a window, a way there of 15 ms or one time in ten 1 ms: sent at `due`, a request is counted after the end even by the shorter way, and a few ms after it on average (`high`: about the shortest way back later)', () => {
-    // A deterministic run as below, each answer measured on arrival; the answers that come back
-    // in the last 150 ms of their window. Where every answer of a window went the long way, its
+    // A deterministic run, each answer measured on arrival; the answers that come back in the
+    // last 150 ms of their window. Where every answer of a window went the long way, its
     // earliest bounds say 15 ms before the end: the widest spread seen in a window covers that.
-    const ends = new WindowEnd();
     let lateDue = 0;
     let lateHigh = 0;
     let early = 0;
     let n = 0;
-    let x = 11;
-    const next = () => {
-      x = (x * 48271) % 2147483647;
-      return x / 2147483647;
-    };
-    const answers: { at: number; run: () => void }[] = [];
-    for (let sent = 0; sent < 120_000; sent += 125) {
-      const up = next() < 0.1 ? 1 : 15;
-      const rtt = up + (next() < 0.8 ? 40 + 160 * next() : 200 + 500 * next());
-      const arrived = sent + up;
-      const end = (Math.floor(arrived / 1000) + 1) * 1000;
-      const now = sent + rtt;
-      const resetMs = Math.max(0, end - arrived - rtt / 2);
-      answers.push({
-        at: now,
-        run: () => {
-          ends.add(now, resetMs, rtt);
-          const b = ends.bounds(now, resetMs, rtt, 1000);
-          if (sent < 10_000 || b === undefined || end - now > 150 || now > end) return;
-          n++;
-          // Sent at `due` the short way.
-          if (b.due + 1 < end) early++;
-          lateDue += b.due + 1 - end;
-          lateHigh += b.high + 1 - end;
-        },
-      });
-    }
-    for (const a of answers.sort((p, q) => p.at - q.at)) a.run();
+    replayNearEnds(
+      { seed: 11, everyMs: 125, untilMs: 120_000, up: (next) => (next() < 0.1 ? 1 : 15) },
+      (b, end) => {
+        n++;
+        // Sent at `due` the short way.
+        if (b.due + 1 < end) early++;
+        lateDue += b.due + 1 - end;
+        lateHigh += b.high + 1 - end;
+      },
+    );
     assert.equal(early, 0);
     assert.ok(n > 30, `${n} answers`);
     assert.ok(lateDue / n < 20, `due ${(lateDue / n).toFixed(1)} ms late on average`);
@@ -286,41 +267,66 @@ describe('WindowEnd against fixed-window vendors', () => {
     // A deterministic run: a request every 50 ms, round trips 40-700 ms (p50 ~140 ms), all but
     // 2 ms of each after the count; the answers that come back in the last 150 ms of their window
     // (135): the bound 47 ms late on average, one answer's guess 69 ms.
-    const ends = new WindowEnd();
     let lateBound = 0;
     let lateGuess = 0;
     let early = 0;
     let n = 0;
-    let x = 7;
-    const next = () => {
-      x = (x * 48271) % 2147483647;
-      return x / 2147483647;
-    };
-    const answers: { at: number; run: () => void }[] = [];
-    for (let sent = 0; sent < 60_000; sent += 50) {
-      const rtt = next() < 0.8 ? 40 + 160 * next() : 200 + 500 * next();
-      const arrived = sent + 2;
-      const end = (Math.floor(arrived / 1000) + 1) * 1000;
-      const now = sent + rtt;
-      const resetMs = Math.max(0, end - arrived - rtt / 2);
-      answers.push({
-        at: now,
-        run: () => {
-          ends.add(now, resetMs, rtt);
-          const b = ends.bounds(now, resetMs, rtt, 1000);
-          if (sent < 10_000 || b === undefined || end - now > 150 || now > end) return;
-          n++;
-          if (b.high < end) early++;
-          lateBound += b.high - end;
-          lateGuess += now + resetMs - end;
-        },
-      });
-    }
-    // In the order they come back.
-    for (const a of answers.sort((p, q) => p.at - q.at)) a.run();
+    replayNearEnds(
+      { seed: 7, everyMs: 50, untilMs: 60_000, up: () => 2, upInTrip: true },
+      (b, end, now, resetMs) => {
+        n++;
+        if (b.high < end) early++;
+        lateBound += b.high - end;
+        lateGuess += now + resetMs - end;
+      },
+    );
     assert.equal(early, 0);
     assert.ok(n > 100, `${n} answers`);
     assert.ok(lateBound / n < 50, `bound ${(lateBound / n).toFixed(1)} ms late on average`);
     assert.ok(lateGuess / n > 65, `one answer's guess ${(lateGuess / n).toFixed(1)} ms late on average`);
   });
 });
+
+/**
+ * A deterministic run against an aligned 1 s window: a request every `everyMs` until `untilMs`,
+ * the vendor counting it `up(next)` ms after it left and measuring its reset then, round trips
+ * of 40-700 ms (p50 ~140 ms) more (or in all, `upInTrip`), each answer read as the router reads it (the reset less half
+ * the round trip) in the order they come back. `look` sees the bounds of each answer that comes
+ * back after 10 s, in the last 150 ms of its window.
+ */
+function replayNearEnds(
+  o: {
+    seed: number;
+    everyMs: number;
+    untilMs: number;
+    up: (next: () => number) => number;
+    upInTrip?: boolean;
+  },
+  look: (b: { low: number; high: number; due: number }, end: number, now: number, resetMs: number) => void,
+): void {
+  const ends = new WindowEnd();
+  let x = o.seed;
+  const next = () => {
+    x = (x * 48271) % 2147483647;
+    return x / 2147483647;
+  };
+  const answers: { at: number; run: () => void }[] = [];
+  for (let sent = 0; sent < o.untilMs; sent += o.everyMs) {
+    const up = o.up(next);
+    const rtt = (o.upInTrip ? 0 : up) + (next() < 0.8 ? 40 + 160 * next() : 200 + 500 * next());
+    const arrived = sent + up;
+    const end = (Math.floor(arrived / 1000) + 1) * 1000;
+    const now = sent + rtt;
+    const resetMs = Math.max(0, end - arrived - rtt / 2);
+    answers.push({
+      at: now,
+      run: () => {
+        ends.add(now, resetMs, rtt);
+        const b = ends.bounds(now, resetMs, rtt, 1000);
+        if (sent < 10_000 || b === undefined || end - now > 150 || now > end) return;
+        look(b, end, now, resetMs);
+      },
+    });
+  }
+  for (const a of answers.sort((p, q) => p.at - q.at)) a.run();
+}
