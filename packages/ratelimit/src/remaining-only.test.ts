@@ -218,21 +218,31 @@ describe("bucketCreep: a drain's bound on a bucket while the bucket is then seen
 });
 
 describe('drainingSays: Remaining over a run of answers says a bucket draining', () => {
-  const table: [string, number[], boolean][] = [
-    ['falling answer by answer', [10, 9, 9, 8, 7, 7, 6, 5], true],
-    ['falling by less than 2', [10, 10, 9, 10, 9, 9], false],
-    ['two answers or fewer say nothing', [10, 5], false],
+  const table: [string, number[], number, boolean][] = [
+    ['falling answer by answer', [10, 9, 9, 8, 7, 7, 6, 5], 20, true],
+    ['three answers falling by 2', [10, 9, 8], 20, true],
+    ['falling by less than 2', [10, 10, 9, 10, 9, 9], 20, false],
+    ['two answers or fewer say nothing', [10, 5], 20, false],
     [
       'back up by more than a quarter of the limit, and staying up: a reset',
       [10, 8, 6, 4, 19, 18, 17, 16],
+      20,
       false,
     ],
-    ['one answer back up (come back out of order): still a drain', [10, 9, 8, 7, 15, 6, 5, 4, 3], true],
-    ['two in a row back up: still a drain', [10, 9, 8, 7, 15, 14, 6, 5, 4], true],
-    ['a late answer last of all: the least of the last ones says where it is', [10, 9, 8, 7, 6, 5, 12], true],
+    ['one answer back up (come back out of order): still a drain', [10, 9, 8, 7, 15, 6, 5, 4, 3], 20, true],
+    ['two answers in a row back up: a reset', [10, 9, 8, 7, 15, 14, 6, 5, 4], 20, false],
+    ['back up in the last answer, where nothing follows: a reset', [10, 9, 8, 7, 6, 5, 12], 20, false],
+    // A review's fixed window of 5/s, read as a drain of 2.8/s by the least of every three.
+    ['a fixed window of 5: back up to 4, 3, 2 after 0 is a reset', [4, 3, 2, 1, 0, 4, 3, 2, 1, 0], 5, false],
+    [
+      'a fixed window of 7 whose last window ended at 1, a late answer among the new one',
+      [6, 5, 4, 3, 2, 1, 6, 0, 5, 4, 3, 2, 1, 0],
+      7,
+      false,
+    ],
   ];
-  for (const [name, remaining, want] of table)
-    it(name, () => assert.equal(drainingSays(remaining, 20), want));
+  for (const [name, remaining, limit, want] of table)
+    it(name, () => assert.equal(drainingSays(remaining, limit), want));
   it('property: a falling Remaining with answers come back out of order, one at a time (each an earlier one, three or more apart), is still a drain', () => {
     fc.assert(
       fc.property(
