@@ -122,7 +122,7 @@ export function drainingSays(remaining: readonly number[], limit: number): boole
   return fell >= 2;
 }
 
-/** How many answers in a row make a level of Remaining (see drainingSays). */
+/** How many answers before one give the level it is read against, and how many from it show whether it stays up (see drainingSays). */
 const DRAIN_RUN = 3;
 
 /**
