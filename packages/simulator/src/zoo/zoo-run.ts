@@ -152,14 +152,14 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
         if (ok) admitted++;
         else refused++;
       }
-      const written = after > 0 ? writtenLater(report, after) : report;
+      const written = writtenLater(report, after);
       const answer =
         sub === undefined
           ? answerOf(ok, written, o.vendor.headers, o.vendor.throttle, now + after)
           : withPayerPolicy(
               answerOf(ok, written, o.vendor.headers, o.vendor.throttle, now + after),
               written,
-              after > 0 ? writtenLater(sub.report, after) : sub.report,
+              writtenLater(sub.report, after),
               ok,
               sub.admitted,
             );
@@ -250,8 +250,8 @@ function withPayerPolicy(
   return answer;
 }
 
-// A report as written `afterMs` after the count: what it calls the reset and the retry time
-// are that much nearer.
+// A report as written `afterMs` after the count (0: as counted): what it calls the reset and
+// the retry time are that much nearer.
 function writtenLater(report: QuotaReport, afterMs: number): QuotaReport {
   return {
     ...report,
