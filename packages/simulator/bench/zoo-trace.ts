@@ -4,8 +4,10 @@
 // WARMUP_MS, DURATION_MS: the measured span (the held-out 10 s window: 20000 140000).
 // HEADERS_AFTER_MS=n: the vendor writes its quota headers n ms after it counts (a steady piece of work).
 // ACQ=1: every admission too ("acq <seconds>"). WAY_THERE=half: the vendor counts half a round trip after the send.
+// SIGNALS=1: every quota signal too ("sig <seconds> remaining … reset … (s, less half the round trip) rtt … sent …").
 // LOOPBACK=1: the same over loopback HTTP (real timers, 10 s or RUN_SECONDS measured from a quarter, quota 50/s), rate and burst as
 // multiples of the quota (e.g. 0.5 0.5, or 2 1). VENDOR_THREAD=own: the vendor on a worker thread of its own.
+import type { QuotaSignal } from '@rxgate/core';
 import type { LimiterEvent } from '@rxgate/ratelimit';
 import { runZooLoopback } from '../src/zoo/zoo-loopback.js';
 import { runZoo } from '../src/zoo/zoo-run.js';
@@ -57,6 +59,27 @@ const r = loopback
     })
   : await runZoo({
       vendor,
+      ...(process.env.SIGNALS
+        ? {
+            onSignal: (q: QuotaSignal, now: number) =>
+              console.log(
+                'sig',
+                ((now - start) / 1000).toFixed(3),
+                'remaining',
+                q.remaining,
+                'reset',
+                q.resetSeconds?.toFixed(3),
+                'retryAfterMs',
+                q.retryAfterMs,
+                'throttled',
+                q.throttled === true,
+                'rtt',
+                q.roundTripMs?.toFixed(0),
+                'sent',
+                ((now - (q.roundTripMs ?? 0) - start) / 1000).toFixed(3),
+              ),
+          }
+        : {}),
       client: { kind: 'rxgate', ratePerSecond: Number(rate ?? 10), burst: Number(burst ?? 10) },
       load: Number(load ?? 1.5),
       latency: (latency ?? 'fast') as never,

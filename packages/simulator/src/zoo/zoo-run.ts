@@ -1,5 +1,5 @@
 import { classify } from '@rxgate/classifier';
-import { signalAsAnswered } from '@rxgate/core';
+import { type QuotaSignal, signalAsAnswered } from '@rxgate/core';
 import { createLimiter, isDeadlineExceededError, type Limiter, type LimiterEvent } from '@rxgate/ratelimit';
 import { exponentialMs, logNormal, stream } from '../random.js';
 import { VirtualClock } from '../virtual-clock.js';
@@ -73,6 +73,8 @@ export interface ZooRunOptions {
   readonly seed?: number;
   /** The limiter's events (adapted, paused, …), for a look at one run. */
   readonly onLimiterEvent?: (event: LimiterEvent, now: number) => void;
+  /** Each quota signal as the limiter is given it (the reset less half the round trip), for a look at one run. */
+  readonly onSignal?: (signal: QuotaSignal, now: number) => void;
 }
 
 export interface ZooRunResult {
@@ -177,7 +179,9 @@ export async function runZoo(o: ZooRunOptions): Promise<ZooRunResult> {
           const q = verdict.quota;
           const scoped =
             q.policy === 'per-payer' && o.client.kind === 'rxgate' && o.client.payerPolicy !== 'account';
-          limiter.observe(signalAsAnswered(q, trip, trip), scoped ? { key: payer } : undefined);
+          const signal = signalAsAnswered(q, trip, trip);
+          o.onSignal?.(signal, clock.now());
+          limiter.observe(signal, scoped ? { key: payer } : undefined);
         }
         aws?.update(throttled);
         if (throttled) attempt(payer, deadline);
