@@ -8,7 +8,7 @@ import { bareThrottle, throttleCut } from './retry-after-rate.js';
 import { roundWindow } from './round-window.js';
 import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
-import { phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
+import { coarseResetEnded, phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
 import { WindowEnd } from './window-end.js';
 
 /** How a limiter follows the vendor's quota signals. */
@@ -322,15 +322,23 @@ export class RateController {
       const stale = window !== undefined && now >= window.high;
       const ahead =
         (window === undefined ? undefined : this.#sentAfter(signal, now, traffic)) ?? traffic.inFlight;
+      // A reset in whole seconds that the phase of a declared window did not place, from a
+      // window that has surely ended (coarseResetEnded): no pause at 0, no budget until it.
+      const ended =
+        resetMs !== undefined &&
+        finite(signal.roundTripMs) &&
+        phaseResetMs === resetMs &&
+        coarseResetEnded({ resetMs, roundTripMs: signal.roundTripMs });
       const budget = stale ? Number.POSITIVE_INFINITY : Math.max(0, Math.floor(remaining - ahead));
       if (held > budget) store.adjust(this.#level, { capTokens: budget + (held - Math.floor(held)) }, now);
       if (signal.throttled === true) {
         // Nothing left and refused: nothing until the reset.
         if (remaining === 0 && resetMs !== undefined && resetMs > 0) pauseFor = resetMs;
-      } else if (!stale && this.#zeroIsFull(remaining, ahead, now, resetMs, traffic.admitted))
+      } else if (!stale && !ended && this.#zeroIsFull(remaining, ahead, now, resetMs, traffic.admitted))
         pauseFor = phaseResetMs === undefined ? undefined : this.#bounded(now, phaseResetMs, window);
       else if (
         !stale &&
+        !ended &&
         this.#zeroFull !== false &&
         phaseResetMs !== undefined &&
         phaseResetMs > 0 &&

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
+import { coarseResetEnded, phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
 
 describe('windowAfter (the vendor window the limiter reads its rate over)', () => {
   const o = { windowMs: 0, declared: false, maxPauseMs: 300_000 };
@@ -144,6 +144,43 @@ describe('windowBegan and resetByPhase (a declared fixed window read to the mill
         (resetMs, now, windowMs, beganAt) => {
           const r = resetByPhase({ resetMs, now, windowMs, beganAt });
           assert.ok(r <= resetMs && r > resetMs - 2000 && r >= 0);
+        },
+      ),
+    );
+  });
+});
+
+describe('coarseResetEnded (a whole-second reset from a window that has surely ended)', () => {
+  it('as a table: the reset as read (written less half the round trip) and the round trip', () => {
+    // [why, resetMs as read, round trip, ended]
+    const table: ReadonlyArray<[string, number, number, boolean]> = [
+      // t = 1 on a 1 s window: 1000 less half the round trip.
+      ['t 1, back in 1094 ms: counted over a second ago, that window is over', 1000 - 547, 1094, true],
+      ['t 1, back in exactly 1 s: over', 500, 1000, true],
+      ['t 1, back in 999 ms: may still be the window in force', 500.5, 999, false],
+      ['t 1, back in 200 ms: may be the window in force', 900, 200, false],
+      ['t 2, back in 2.2 s: over', 900, 2200, true],
+      ['t 2, back in 1.5 s: not surely over', 1250, 1500, false],
+      ['an exact reset (0.412 s written) is left to WindowEnd', 412 - 60, 120, false],
+      ['an exact reset written as 1.0004 s: not whole seconds', 1000.4 - 600, 1200, false],
+      ['a reset read as 0 (clipped): nothing to pause on anyway', 0, 2500, false],
+      ['no round trip said: nothing known', 1000, Number.NaN, false],
+      ['a reset of 0 written (t 0): nothing ahead', -100, 200, false],
+    ];
+    for (const [why, resetMs, roundTripMs, want] of table)
+      assert.equal(coarseResetEnded({ resetMs, roundTripMs }), want, why);
+  });
+
+  it('property: read as the router reads it, a whole-second reset t is set aside exactly when the round trip is t seconds or more', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.double({ min: 0, max: 130_000, noNaN: true }),
+        (t, rtt) => {
+          // As signalAsAnswered reads it: the reset less half the round trip, never below 0.
+          const resetMs = Math.max(0, t - rtt / 2000) * 1000;
+          const ended = coarseResetEnded({ resetMs, roundTripMs: rtt });
+          return resetMs > 0 ? ended === rtt >= t * 1000 : ended === false;
         },
       ),
     );
