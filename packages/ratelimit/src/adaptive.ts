@@ -208,6 +208,11 @@ export class RateController {
   // Where the answers bound a fixed window's end (see WindowEnd).
   readonly #windowEnd = new WindowEnd();
   #zeroCheckAt = Number.POSITIVE_INFINITY;
+  // Answers with a whole-second reset from a window surely over are set aside (coarseResetEnded)
+  // until a refusal says the vendor counts later than that assumes; the last one that would have
+  // paused at 0, and until when.
+  #coarseTrusted = true;
+  #setAside = { from: Number.POSITIVE_INFINITY, until: Number.NEGATIVE_INFINITY };
   #zeroCheckAdmitted = 0;
   #zeroBack = 0;
   // Throttles seen, time spent paused, and where the last cut measured from (`hold` mode).
@@ -305,8 +310,14 @@ export class RateController {
     if (resetMs !== undefined && finite(signal.roundTripMs))
       this.#windowEnd.add(now, resetMs, signal.roundTripMs);
     // A refusal of a request admitted after a pause at 0 ended at `due`: was it early (WindowEnd)?
-    if (signal.throttled === true && finite(signal.roundTripMs))
+    if (signal.throttled === true && finite(signal.roundTripMs)) {
       this.#windowEnd.refused(now - signal.roundTripMs);
+      // A refusal of a request admitted while an answer set aside as from an ended window
+      // (coarseResetEnded) said nothing was left: that window was in force, and this vendor
+      // counts later than on arrival. Such answers are taken at their word from then on.
+      const sent = now - signal.roundTripMs;
+      if (sent >= this.#setAside.from && sent < this.#setAside.until) this.#coarseTrusted = false;
+    }
     this.#learnMargin(signal.throttled === true, now);
     let pauseFor: number | undefined;
     if (hasRemaining) {
@@ -325,16 +336,28 @@ export class RateController {
       // A reset in whole seconds that the phase of a declared window did not place, from a
       // window that has surely ended (coarseResetEnded): no pause at 0, no budget until it.
       const ended =
+        this.#coarseTrusted &&
         resetMs !== undefined &&
         finite(signal.roundTripMs) &&
         phaseResetMs === resetMs &&
         coarseResetEnded({ resetMs, roundTripMs: signal.roundTripMs });
+      // Where such an answer would have paused at 0, it is watched: a refusal there says it was
+      // the window in force after all.
+      if (
+        ended &&
+        signal.throttled !== true &&
+        this.#zeroFull !== false &&
+        remaining - ahead <= 0 &&
+        resetMs < 0.5 * roundWindow(this.#windowMs)
+      )
+        this.#setAside = { from: now, until: now + resetMs };
       const budget = stale ? Number.POSITIVE_INFINITY : Math.max(0, Math.floor(remaining - ahead));
       if (held > budget) store.adjust(this.#level, { capTokens: budget + (held - Math.floor(held)) }, now);
       if (signal.throttled === true) {
         // Nothing left and refused: nothing until the reset.
         if (remaining === 0 && resetMs !== undefined && resetMs > 0) pauseFor = resetMs;
-      } else if (!stale && !ended && this.#zeroIsFull(remaining, ahead, now, resetMs, traffic.admitted))
+      } else if (!stale && ended) this.#readZeroCheck(remaining, now, traffic.admitted);
+      else if (!stale && this.#zeroIsFull(remaining, ahead, now, resetMs, traffic.admitted))
         pauseFor = phaseResetMs === undefined ? undefined : this.#bounded(now, phaseResetMs, window);
       else if (
         !stale &&
@@ -500,6 +523,27 @@ export class RateController {
     resetMs: number | undefined,
     admitted: number,
   ): boolean {
+    this.#readZeroCheck(remaining, now, admitted);
+    // Nothing left once the requests in flight land.
+    if (remaining - inFlight > 0 || resetMs === undefined || resetMs <= 0 || this.#zeroFull === false)
+      return false;
+    if (resetMs >= 0.5 * roundWindow(this.#windowMs)) return false;
+    if (this.#zeroFull === undefined) {
+      // A check already due reads after this pause too (each is a pause of its own: it does not
+      // void the other's evidence).
+      const due = this.#zeroCheckAt !== Number.POSITIVE_INFINITY;
+      if (!due) this.#zeroCheckAdmitted = admitted;
+      this.#zeroCheckAt = due ? Math.max(this.#zeroCheckAt, now + resetMs) : now + resetMs;
+    }
+    return true;
+  }
+
+  // The answer after a check pause at 0 (see #zeroIsFull) says whether the quota came back. Read
+  // on every answer that went through, also one whose pause at 0 is set aside (coarseResetEnded):
+  // which answer reads it decides what is learned, and a review showed that reading it later, on
+  // a fresh answer, turned 2 s fixed windows with IETF `t` into ones paused at every 0 until a
+  // coarse reset (78.7 -> 74.8 %, 12 seeds).
+  #readZeroCheck(remaining: number, now: number, admitted: number): void {
     const limit = this.#limit;
     if (now >= this.#zeroCheckAt && limit !== undefined) {
       // The quota back: the limit less what went since (and a request or two of slack). Twice,
@@ -514,18 +558,6 @@ export class RateController {
       } else if (evidence) this.#zeroFull = false;
       this.#zeroCheckAt = Number.POSITIVE_INFINITY;
     }
-    // Nothing left once the requests in flight land.
-    if (remaining - inFlight > 0 || resetMs === undefined || resetMs <= 0 || this.#zeroFull === false)
-      return false;
-    if (resetMs >= 0.5 * roundWindow(this.#windowMs)) return false;
-    if (this.#zeroFull === undefined) {
-      // A check already due reads after this pause too (each is a pause of its own: it does not
-      // void the other's evidence).
-      const due = this.#zeroCheckAt !== Number.POSITIVE_INFINITY;
-      if (!due) this.#zeroCheckAdmitted = admitted;
-      this.#zeroCheckAt = due ? Math.max(this.#zeroCheckAt, now + resetMs) : now + resetMs;
-    }
-    return true;
   }
 
   // The window an answer was counted in, for a vendor known to be a fixed window whose answers

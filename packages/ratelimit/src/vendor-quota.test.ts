@@ -367,6 +367,21 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     lease.release();
   });
 
+  it('a whole-second reset back after a round trip of that reset or more is from a window that is over: no pause at 0, until a refusal of a request admitted while it said nothing was left', async () => {
+    const { limiter, at } = await fixedWindowLearned();
+    const lease = await limiter.acquire({ key: 'p' });
+    // t = 1, back after 1.1 s: the reset reads 0.45 s, one left and one in flight. Counted as it
+    // arrived, that window ended 0.1 s ago: no pause.
+    await at(800, { remaining: 1, resetSeconds: 1 - 1.1 / 2, roundTripMs: 1100 });
+    assert.ok((await limiter.snapshot()).pausedUntil <= 800, 'not paused');
+    // A request admitted at 850, within the 0.45 s that answer spoke of, refused: the vendor
+    // counts later than on arrival, and that window was in force.
+    await at(900, { remaining: 0, resetSeconds: 0.1, throttled: true, retryAfterMs: 1000, roundTripMs: 50 });
+    await at(2100, { remaining: 1, resetSeconds: 1 - 1.1 / 2, roundTripMs: 1100 });
+    assert.ok((await limiter.snapshot()).pausedUntil > 2100, 'taken at its word now');
+    lease.release();
+  });
+
   it('a fixed window that starts at the first request after the last one ended (a counter with an expiry), round trips that vary: with the round trips said, >= 98 %, <= 0.5 % throttled', async () => {
     // 87.4-90.2 % without round trips. With them, a pause at 0 that ended where the answers
     // bound the window started the next window late by the shortest way back: 89.6-93.2 %. It
