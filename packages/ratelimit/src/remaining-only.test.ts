@@ -273,16 +273,24 @@ describe('drainingSays: Remaining over a run of answers says a bucket draining',
   });
 });
 
+// Remaining fell answer by answer at 20.3/s sent (read as 16.7/s freed), then a throttle: a
+// drain's bound on a bucket of `limit`, read low. The answers so far are `sent`.
+function drainedLow(limit: number): { r: RemainingOnlyRate; sent: number } {
+  const r = new RemainingOnlyRate(0.1, 0.99);
+  let sent = 0;
+  for (let t = 0; t < 2000; t += 1000 / 20.3) {
+    sent++;
+    r.answer(t, Math.max(1, 10 - Math.floor(t / 250)), limit, sent, sent, 20.3, -Infinity);
+  }
+  r.throttled(2000, 20.3, -Infinity);
+  assert.ok(Math.abs(r.upper - 16.7) < 0.2, `upper ${r.upper}`);
+  return { r, sent };
+}
+
 describe('RemainingOnlyRate: a bucket whose drain was read low', () => {
   it('Remaining fell answer by answer at 20.3/s sent (read as 16.7/s freed), a throttle, then the bucket full for 30 s at the rate in force: back to 98.5 % of 20.3/s, not held at 16.5/s', () => {
-    const r = new RemainingOnlyRate(0.1, 0.99);
-    let sent = 0;
-    for (let t = 0; t < 2000; t += 1000 / 20.3) {
-      sent++;
-      r.answer(t, Math.max(1, 10 - Math.floor(t / 250)), 20, sent, sent, 20.3, -Infinity);
-    }
-    r.throttled(2000, 20.3, -Infinity);
-    assert.ok(Math.abs(r.upper - 16.7) < 0.2, `upper ${r.upper}`);
+    const { r, sent: drained } = drainedLow(20);
+    let sent = drained;
     // A bucket of 20 at 20/s sent to at the rate in force (under 20/s): full, 19 left after each request.
     let t = 3000;
     while (t < 33_000) {
@@ -321,14 +329,8 @@ describe("riseBound: a drain's bound on a bucket seen filling", () => {
 
 describe('RemainingOnlyRate: a bucket whose drain was read low, filling but far from full', () => {
   it('a bucket of 200 at 20/s, its drain read at 16.7/s: sent to at the rate in force, it fills by 3.5 a second or less and is not seen full; the bound rises to its rate in 25 s (1 % a second at most), never over it', () => {
-    const r = new RemainingOnlyRate(0.1, 0.99);
-    let sent = 0;
-    for (let t = 0; t < 2000; t += 1000 / 20.3) {
-      sent++;
-      r.answer(t, Math.max(1, 10 - Math.floor(t / 250)), 200, sent, sent, 20.3, -Infinity);
-    }
-    r.throttled(2000, 20.3, -Infinity);
-    assert.ok(Math.abs(r.upper - 16.7) < 0.2, `upper ${r.upper}`);
+    const { r, sent: drained } = drainedLow(200);
+    let sent = drained;
     // The bucket (written here): 10 tokens at 3 s, 20 a second back, one a request.
     let tokens = 10;
     let t = 3000;
