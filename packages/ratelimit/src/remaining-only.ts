@@ -86,29 +86,6 @@ export function bucketCreep(bound: number, throttledAt: number, ms: number): num
 }
 
 /**
- * A drain's bound on a bucket (`bound`, read at a throttle) after Remaining rose from one level to
- * another (`from`, `to`: when, the level, and what the vendor had accepted of ours by then) by 2
- * or more, 2 s apart or more: the bucket freed what it accepted meanwhile plus that rise, less one
- * (Remaining is floored), per second. The bound rises to that, at most 1 % a second
- * (bucketCreep), never above the rate in force at the throttles that set it (`drainAt`).
- * Undefined: no reading yet (the rise is too small or too quick). Before, only a bucket seen full
- * let a bound read low creep back, and a large bucket filled by a few requests a second takes
- * minutes to be seen full: a held-out bucket of 100 per 10 s, its drain read at 9.53/s for
- * 10/s, stayed there for the last 106 s of the run (95.3 %). Tested as a table.
- */
-export function riseBound(
-  from: { readonly at: number; readonly level: number; readonly accepted: number },
-  to: { readonly at: number; readonly level: number; readonly accepted: number },
-  bound: number,
-  drainAt: number,
-): number | undefined {
-  const ms = to.at - from.at;
-  if (to.level < from.level + 2 || ms < 2000) return undefined;
-  const freed = ((to.accepted - from.accepted + to.level - from.level - 1) * 1000) / ms;
-  return Math.max(bound, Math.min(freed, bucketCreep(bound, drainAt, ms)));
-}
-
-/**
  * Whether Remaining over a run of answers (in the order they came back) says a bucket draining:
  * it fell by 2 or more (from the first answer to the last, or from the least of the first
  * `DRAIN_RUN` to the least of the last ones), and never came back up by a good part of the limit
@@ -267,8 +244,6 @@ export class RemainingOnlyRate {
   #drainAt = Number.POSITIVE_INFINITY;
   // When the bucket was last seen full, on the answer before this one.
   #fullAt = Number.NaN;
-  // Where Remaining stood when it was last seen to rise, or to fall (see #readRise, riseBound).
-  #rise: { at: number; level: number; accepted: number } | undefined;
   // The last throttles (those our send log still covers), when and at what rate in force: a
   // window read from Remaining stays under the more of that rate and what we had sent over the
   // window before each (not a bucket's drain, which is no window's: a sliding counter's
@@ -440,29 +415,6 @@ export class RemainingOnlyRate {
     this.#fullAt = full ? now : Number.NaN;
     if (full && this.#drainUpper < this.#drainAt)
       this.#drainUpper = bucketCreep(this.#drainUpper, this.#drainAt, now - fullAt);
-    else this.#readRise(now, quietUntil);
-  }
-
-  // A bucket bounded by a drain, seen filling (riseBound): the bound rises to what it freed. A
-  // level is the least Remaining of the last three answers (one answer back late reads high).
-  #readRise(now: number, quietUntil: number): void {
-    const a = this.#recent;
-    if (this.#drainUpper >= this.#drainAt || a.length < 3 || now < quietUntil) {
-      this.#rise = undefined;
-      return;
-    }
-    const last = a[a.length - 1]!;
-    const level = Math.min(last.remaining, a[a.length - 2]!.remaining, a[a.length - 3]!.remaining);
-    const at = { at: now, level, accepted: last.vendor - last.remaining };
-    const ref = this.#rise;
-    if (ref === undefined || level < ref.level) {
-      this.#rise = at;
-      return;
-    }
-    const bound = riseBound(ref, at, this.#drainUpper, this.#drainAt);
-    if (bound === undefined) return;
-    this.#drainUpper = bound;
-    this.#rise = at;
   }
 
   // A fixed window says its rate: its limit per window, paced a little under it.
