@@ -343,13 +343,7 @@ export class RateController {
         coarseResetEnded({ resetMs, roundTripMs: signal.roundTripMs });
       // Where such an answer would have paused at 0, it is watched: a refusal there says it was
       // the window in force after all.
-      if (
-        ended &&
-        signal.throttled !== true &&
-        this.#zeroFull !== false &&
-        remaining - ahead <= 0 &&
-        resetMs < 0.5 * roundWindow(this.#windowMs)
-      )
+      if (ended && signal.throttled !== true && this.#nothingLeftBefore(remaining, ahead, resetMs))
         this.#setAside = { from: now, until: now + resetMs };
       const budget = stale ? Number.POSITIVE_INFINITY : Math.max(0, Math.floor(remaining - ahead));
       if (held > budget) store.adjust(this.#level, { capTokens: budget + (held - Math.floor(held)) }, now);
@@ -361,7 +355,6 @@ export class RateController {
         pauseFor = phaseResetMs === undefined ? undefined : this.#bounded(now, phaseResetMs, window);
       else if (
         !stale &&
-        !ended &&
         this.#zeroFull !== false &&
         phaseResetMs !== undefined &&
         phaseResetMs > 0 &&
@@ -524,10 +517,7 @@ export class RateController {
     admitted: number,
   ): boolean {
     this.#readZeroCheck(remaining, now, admitted);
-    // Nothing left once the requests in flight land.
-    if (remaining - inFlight > 0 || resetMs === undefined || resetMs <= 0 || this.#zeroFull === false)
-      return false;
-    if (resetMs >= 0.5 * roundWindow(this.#windowMs)) return false;
+    if (!this.#nothingLeftBefore(remaining, inFlight, resetMs)) return false;
     if (this.#zeroFull === undefined) {
       // A check already due reads after this pause too (each is a pause of its own: it does not
       // void the other's evidence).
@@ -538,8 +528,22 @@ export class RateController {
     return true;
   }
 
+  // Nothing left once the requests in flight land, before a reset under half a window away, at a
+  // vendor not known to free anything before its reset: a pause at 0 until it (#zeroIsFull), or
+  // the watch on an answer set aside instead (coarseResetEnded).
+  #nothingLeftBefore(remaining: number, inFlight: number, resetMs: number | undefined): resetMs is number {
+    return (
+      remaining - inFlight <= 0 &&
+      resetMs !== undefined &&
+      resetMs > 0 &&
+      this.#zeroFull !== false &&
+      resetMs < 0.5 * roundWindow(this.#windowMs)
+    );
+  }
+
   // The answer after a check pause at 0 (see #zeroIsFull) says whether the quota came back. Read
-  // on every answer that went through, also one whose pause at 0 is set aside (coarseResetEnded):
+  // on every answer that went through and is not from a window WindowEnd's bounds say has ended,
+  // also one whose pause at 0 is set aside (coarseResetEnded):
   // which answer reads it decides what is learned, and a review showed that reading it later, on
   // a fresh answer, turned 2 s fixed windows with IETF `t` into ones paused at every 0 until a
   // coarse reset (78.7 -> 74.8 %, 12 seeds).

@@ -105,7 +105,7 @@ export function resetByPhase(input: {
  */
 export function coarseResetEnded(input: { readonly resetMs: number; readonly roundTripMs: number }): boolean {
   const { resetMs, roundTripMs } = input;
-  if (!(resetMs > 0) || !(roundTripMs >= 0) || !Number.isFinite(roundTripMs)) return false;
+  if (!(resetMs > 0 && roundTripMs >= 0 && Number.isFinite(roundTripMs))) return false;
   const written = resetMs + roundTripMs / 2;
   const seconds = Math.round(written / 1000);
   if (seconds < 1 || Math.abs(written - seconds * 1000) > 1e-3) return false;
