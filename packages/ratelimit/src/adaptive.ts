@@ -3,7 +3,7 @@ import type { AdaptReason } from './events.js';
 import { LearnedMargin, steadyThrottle } from './jitter-margin.js';
 import type { PaceSpec } from './pacer.js';
 import type { QuotaSignal } from './quota-signal.js';
-import { RemainingOnlyRate } from './remaining-only.js';
+import { RemainingOnlyRate, type SentWhen } from './remaining-only.js';
 import { bareThrottle, throttleCut } from './retry-after-rate.js';
 import { roundWindow } from './round-window.js';
 import type { LevelOps, LevelSpec } from './store.js';
@@ -384,6 +384,7 @@ export class RateController {
           traffic.admitted - traffic.inFlight - this.#throttles,
           this.#current,
           this.#pausedTill + 1000,
+          this.#sentWhen(signal, now, traffic),
         );
       }
     }
@@ -451,7 +452,13 @@ export class RateController {
         this.#recovering = true;
       }
       // What we read from Remaining alone sent too much.
-      this.#remainingOnly?.throttled(now, this.#current, this.#pausedTill + 1000, traffic.inFlight);
+      this.#remainingOnly?.throttled(
+        now,
+        this.#current,
+        this.#pausedTill + 1000,
+        traffic.inFlight,
+        finite(signal.roundTripMs) ? now - signal.roundTripMs : undefined,
+      );
     }
     let pausedUntil: number | undefined;
     if (pauseFor !== undefined) {
@@ -586,6 +593,14 @@ export class RateController {
     const rtt = signal.roundTripMs;
     const since = finite(rtt) ? traffic.admittedSince?.(now - rtt - ADMITTED_SLACK_MS) : undefined;
     return since === undefined ? undefined : Math.max(0, since - 1);
+  }
+
+  // When the answered request was sent, and how many were admitted up to it, itself included,
+  // where its round trip says (RemainingOnlyRate reads a bucket's drain from these).
+  #sentWhen(signal: QuotaSignal, now: number, traffic: LevelTraffic): SentWhen | undefined {
+    const after = this.#sentAfter(signal, now, traffic);
+    if (after === undefined || !finite(signal.roundTripMs)) return undefined;
+    return { at: now - signal.roundTripMs, upTo: traffic.admitted - after };
   }
 
   // A `Remaining: 0` pause of a vendor known to be a fixed window, or a budget until its reset,

@@ -7,15 +7,17 @@
  *   (a fixed window shows it at its end, a sliding log all along), sending at s leaves R of the
  *   limit L unused, so the vendor allows about s·L/(L − R): a lower bound for the window models.
  * - **A draining bucket.** A bucket (or GCRA) refills at its own rate q: what the vendor accepted
- *   plus what it has left (`vendor` below) grows at q while the bucket is neither full nor empty.
- *   Remaining falling while we send steadily means we send above q; that slope is q.
+ *   plus what it has left grows at q while the bucket is neither full nor empty. Remaining
+ *   falling while we send steadily means we send above q; that slope is q, read against when
+ *   each answered request was counted, where its round trip says (countOrder).
  * - **A throttle** says the rate in force was too much: an upper bound.
  * - **A full bucket** (Remaining at its limit less the request itself, answer after answer) says
  *   we send under its rate: a drain's bound, read low, creeps back up 1 % a second.
  *
  * The rate climbs to the window's estimate, or creeps (1 % a second) when nothing is left,
- * never above `upperShare` of the least rate that was throttled or drained the bucket; a
- * throttle puts it there at once (or halves it, when it came far above any rate the vendor was
+ * never above `upperShare` of the least rate that was throttled, nor above the share aimed at of
+ * what a drained bucket freed (`upperShare` where round trips did not say when each answered
+ * request was sent); a throttle puts it there at once (or halves it, when it came far above any rate the vendor was
  * seen to accept), so one throttle, not one a second, ends the search.
  */
 import { LearnedMargin, MARGIN_BACK_MS, STEADY_MS } from './jitter-margin.js';
@@ -101,7 +103,7 @@ export function bucketCreep(bound: number, throttledAt: number, ms: number): num
  * the 0 before): a review's fixed window of 5/s was read as a drain of 2.8/s (99.0 -> 54.7 %).
  * Tested as a table and by a property.
  */
-export function drainingSays(remaining: readonly number[], limit: number): boolean {
+export function drainingSays(remaining: readonly number[], limit: number, ends = true): boolean {
   const n = remaining.length;
   if (n <= 2) return false;
   const jump = Math.max(3, limit / 4);
@@ -118,9 +120,114 @@ export function drainingSays(remaining: readonly number[], limit: number): boole
     for (let j = i; j < Math.min(n, i + DRAIN_RUN); j++) if (remaining[j]! > before + jump / 2) up++;
     if (up >= 2) return false;
   }
-  const fell = Math.max(remaining[0]! - remaining[n - 1]!, least(0, DRAIN_RUN) - least(n - DRAIN_RUN, n));
+  const fell = Math.max(
+    ends ? remaining[0]! - remaining[n - 1]! : 0,
+    least(0, DRAIN_RUN) - least(n - DRAIN_RUN, n),
+  );
   return fell >= 2;
 }
+
+/** When an answered request was sent, and how many of ours were admitted up to it, itself included. */
+export interface SentWhen {
+  readonly at: number;
+  readonly upTo: number;
+}
+
+/**
+ * Answers in the order the vendor counted them, if it counts a request `wayThere` of its round
+ * trip after it was sent (0: as it leaves us, a gateway next door; 0.5: half way, a symmetric
+ * path), each at that time with what the vendor had then counted of ours plus what it had left
+ * (`level`): admissions up to it (`upTo`), plus the answered requests sent after it that it
+ * counted before, less those sent before it that it counted after, less the refusals sent
+ * before it (`refusedSent`). A bucket's level grows at its own rate while it is neither full nor
+ * empty. Undefined unless every answer says when it was sent. (Read in the order they came back,
+ * against what had come back by then, an answer 450 ms late put what was left 450 ms before on
+ * the last reading, and a GCRA of 20/s read as freeing 23.2/s.) Tested as a table.
+ */
+export function countOrder(
+  answers: readonly {
+    readonly t: number;
+    readonly remaining: number;
+    readonly sentAt?: number;
+    readonly upTo?: number;
+  }[],
+  refusedSent: readonly number[],
+  wayThere: number,
+): { at: number; level: number; remaining: number }[] | undefined {
+  const counted: { at: number; sentAt: number; upTo: number; remaining: number }[] = [];
+  for (const a of answers) {
+    if (a.sentAt === undefined || a.upTo === undefined) return undefined;
+    counted.push({
+      at: a.sentAt + wayThere * (a.t - a.sentAt),
+      sentAt: a.sentAt,
+      upTo: a.upTo,
+      remaining: a.remaining,
+    });
+  }
+  const out: { at: number; level: number; remaining: number }[] = [];
+  for (const a of counted) {
+    let moved = 0;
+    for (const b of counted) {
+      if (b.sentAt > a.sentAt && b.at < a.at) moved++;
+      else if (b.sentAt < a.sentAt && b.at > a.at) moved--;
+    }
+    let refused = 0;
+    for (const r of refusedSent) if (r < a.sentAt) refused++;
+    out.push({ at: a.at, level: a.upTo + moved - refused + a.remaining, remaining: a.remaining });
+  }
+  return out.sort((x, y) => x.at - y.at);
+}
+
+/**
+ * The least-squares line through `level` against `at`: its slope per second, and the mean
+ * square of what it leaves (`residual`). Undefined under `minMs` from the first `at` to the last,
+ * or with fewer than three points. Remaining is said in whole requests, so one reading is off by
+ * up to one; the slope over every answer is off by far less than the one from the first to the
+ * last. Tested as a table and by a property (RemainingOnlyRate's drain).
+ */
+export function lineFit(
+  points: readonly { readonly at: number; readonly level: number }[],
+  minMs: number,
+): { perSecond: number; residual: number } | undefined {
+  const n = points.length;
+  if (n < 3) return undefined;
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  let mx = 0;
+  let my = 0;
+  for (const p of points) {
+    lo = Math.min(lo, p.at);
+    hi = Math.max(hi, p.at);
+    mx += p.at / n;
+    my += p.level / n;
+  }
+  if (!(hi - lo >= minMs)) return undefined;
+  let sxy = 0;
+  let sxx = 0;
+  for (const p of points) {
+    sxy += (p.at - mx) * (p.level - my);
+    sxx += (p.at - mx) ** 2;
+  }
+  const slope = sxy / sxx;
+  let residual = 0;
+  for (const p of points) residual += (p.level - my - slope * (p.at - mx)) ** 2 / n;
+  return { perSecond: slope * 1000, residual };
+}
+
+/**
+ * Where the vendor counts a request on its way, as a share of the round trip: as it leaves (0)
+ * or half way (0.5), whichever leaves the least residual on a line through the answers in that
+ * order (countOrder, lineFit). Read in the other order, requests that changed places on the way
+ * put each level off by as many: at p50 300 ms a bucket counted half way read 19.7-19.8/s
+ * for 20/s, and one counted as it left read 20.0/s with half the residual.
+ */
+export const WAYS_THERE: readonly number[] = [0, 0.5];
+
+/** See RemainingOnlyRate.upperShare. */
+const UPPER_SHARE = 0.985;
+
+/** Send times of refused requests kept (see countOrder): more than any span of answers holds. */
+const REFUSED_KEPT = 256;
 
 /** How many answers before one give the level it is read against, and how many from it show whether it stays up (see drainingSays). */
 const DRAIN_RUN = 3;
@@ -227,6 +334,19 @@ const DRAIN_OVER = 1.5;
 /** How close under a throttle's bound a round rate must be to be taken for the vendor's (see throttleCeiling). */
 export const SNAP_SHARE = 0.95;
 
+/**
+ * An answer kept: when it came back, its Remaining, and what the vendor accepted and had left as
+ * we knew it then (`vendor`); with its round trip said, when its request was sent (`sentAt`) and
+ * how many of ours had been admitted up to it, itself included (`upTo`).
+ */
+interface Answer {
+  readonly t: number;
+  readonly remaining: number;
+  readonly vendor: number;
+  readonly sentAt?: number;
+  readonly upTo?: number;
+}
+
 export class RemainingOnlyRate {
   readonly #minRate: number;
   /** The rate to send at (undefined until the first reading). */
@@ -242,6 +362,9 @@ export class RemainingOnlyRate {
   // throttles (#drainAt).
   #drainUpper = Number.POSITIVE_INFINITY;
   #drainAt = Number.POSITIVE_INFINITY;
+  // The share of #drainUpper the pace stays under: `targetShare` when it was read in send order
+  // (the bucket's own rate, read to a point or two), `upperShare` when read as answers came back.
+  #drainShare = UPPER_SHARE;
   // When the bucket was last seen full, on the answer before this one.
   #fullAt = Number.NaN;
   // The last throttles (those our send log still covers), when and at what rate in force: a
@@ -253,7 +376,10 @@ export class RemainingOnlyRate {
   readonly #throttles: { at: number; rate: number }[] = [];
   // The most the vendor was seen to accept over a span of answers (its `vendor` slope).
   #accepted = 0;
-  readonly #recent: { t: number; remaining: number; vendor: number }[] = [];
+  readonly #recent: Answer[] = [];
+  // When the requests the vendor refused were sent (the last REFUSED_KEPT whose round trips said
+  // it): not counted, they come off what it counted of ours after them (countOrder).
+  readonly #refusedSent: number[] = [];
   #sendRate = 0;
   #sampleAt = Number.NaN;
   #sampleAdmitted = 0;
@@ -300,7 +426,7 @@ export class RemainingOnlyRate {
   }
 
   /** The share of the upper bound a rate stays at: a throttle comes just above the vendor's rate. */
-  static readonly upperShare = 0.985;
+  static readonly upperShare = UPPER_SHARE;
   /** Time constant of the sending-rate average and of the climb, ms. */
   static readonly tauMs = 1000;
   /** How far back answers are kept (a rate is read over it), ms. */
@@ -322,7 +448,7 @@ export class RemainingOnlyRate {
     const byThrottle = this.#limitKnown
       ? throttleCeiling(throttle, this.#limit, this.#targetShare, share)
       : throttle * share;
-    return Math.min(byThrottle, this.#drainUpper * share);
+    return Math.min(byThrottle, this.#drainUpper * this.#drainShare);
   }
 
   /**
@@ -338,6 +464,7 @@ export class RemainingOnlyRate {
     vendorCount: number,
     current: number,
     quietUntil: number,
+    sent?: SentWhen,
   ): void {
     if (limit !== undefined) {
       this.#limit = limit;
@@ -348,7 +475,12 @@ export class RemainingOnlyRate {
     this.#readReset(now, remaining, admitted, quietUntil);
     this.#readOwnWindow(now, remaining, limit, vendorCount);
     const recent = this.#recent;
-    recent.push({ t: now, remaining, vendor: vendorCount + remaining });
+    recent.push({
+      t: now,
+      remaining,
+      vendor: vendorCount + remaining,
+      ...(sent === undefined ? {} : { sentAt: sent.at, upTo: sent.upTo }),
+    });
     while (recent.length > 2 && recent[0]!.t < now - RemainingOnlyRate.spanMs) recent.shift();
     this.#readBucket(now, remaining, quietUntil);
     if (Number.isNaN(this.#sampleAt)) {
@@ -369,7 +501,7 @@ export class RemainingOnlyRate {
       return;
     }
     this.#checkRoom(now, remaining);
-    const slope = this.#slope(this.#since(quietUntil), 1000);
+    const slope = this.#arrivalSlope(this.#since(quietUntil), 1000);
     if (slope !== undefined && slope <= 1.05 * this.#sendRate)
       this.#accepted = Math.max(this.#accepted, Math.min(slope, rate));
     let least = remaining;
@@ -547,21 +679,71 @@ export class RemainingOnlyRate {
   }
 
   // The answers kept, when all came after `from` (none were read through a pause).
-  #since(from: number): readonly { t: number; remaining: number; vendor: number }[] {
+  #since(from: number): readonly Answer[] {
     const recent = this.#recent;
     return recent.length > 0 && recent[0]!.t >= from ? recent : [];
   }
 
-  // Remaining fell by 2 or more over these answers, and never came back (see drainingSays).
-  #draining(answers: readonly { remaining: number }[], limit: number): boolean {
-    return drainingSays(
-      answers.map((a) => a.remaining),
-      limit,
-    );
+  // Remaining fell by 2 or more over these answers, and never came back (see drainingSays). In
+  // the order the vendor counted them where their round trips say it (#ordered).
+  // The answers in the order the vendor counted them, the way there that fits best (WAYS_THERE),
+  // with the line through them; undefined where round trips were not said.
+  #ordered(
+    answers: readonly Answer[],
+    minMs: number,
+  ):
+    | { points: { at: number; level: number; remaining: number }[]; perSecond: number | undefined }
+    | undefined {
+    let best:
+      | {
+          points: { at: number; level: number; remaining: number }[];
+          perSecond: number | undefined;
+          residual: number;
+        }
+      | undefined;
+    for (const way of WAYS_THERE) {
+      const points = countOrder(answers, this.#refusedSent, way);
+      if (points === undefined) return undefined;
+      const fit = lineFit(points, minMs);
+      const residual = fit?.residual ?? Number.POSITIVE_INFINITY;
+      if (best === undefined || residual < best.residual)
+        best = { points, perSecond: fit?.perSecond, residual };
+    }
+    return best;
   }
 
-  // What the vendor freed per second over these answers: undefined over less than `minMs`.
-  #slope(answers: readonly { t: number; vendor: number }[], minMs: number): number | undefined {
+  #draining(answers: readonly Answer[], limit: number): boolean {
+    const ordered = this.#ordered(answers, 1000);
+    return ordered === undefined
+      ? drainingSays(
+          answers.map((a) => a.remaining),
+          limit,
+        )
+      : drainingSays(
+          ordered.points.map((a) => a.remaining),
+          limit,
+          false,
+        );
+  }
+
+  // What the vendor freed per second over these answers: undefined over less than `minMs`. Where
+  // their round trips say when each was sent, along the line through them in the order the
+  // vendor counted them (#ordered); else from the first answer to the last, as they came back,
+  // against what had come back by then (#arrivalSlope).
+  #slope(answers: readonly Answer[], minMs: number): { perSecond: number; counted: boolean } | undefined {
+    const ordered = this.#ordered(answers, minMs);
+    if (ordered !== undefined)
+      return ordered.perSecond === undefined ? undefined : { perSecond: ordered.perSecond, counted: true };
+    const perSecond = this.#arrivalSlope(answers, minMs);
+    return perSecond === undefined ? undefined : { perSecond, counted: false };
+  }
+
+  // From the first answer to the last, as they came back, against what had come back by then.
+  // What the vendor was seen to accept (#accepted) is read so: a fixed window's count plus what
+  // it has left stays level within a window, so read in the order counted it says nothing was
+  // accepted, and a throttle then halved the rate to the floor of what was accepted, for good
+  // (a review's fixed windows of 100 per 10 s at bimodal round trips: 99.0 -> 75.6 %).
+  #arrivalSlope(answers: readonly Answer[], minMs: number): number | undefined {
     const first = answers[0];
     const last = answers[answers.length - 1];
     if (first === undefined || last === undefined) return undefined;
@@ -573,8 +755,12 @@ export class RemainingOnlyRate {
    * A throttle at `current`, the rate in force. Once a second: the requests in flight then are
    * throttled together, and that is one event.
    */
-  throttled(now: number, current: number, quietUntil: number, inFlight = 0): void {
+  throttled(now: number, current: number, quietUntil: number, inFlight = 0, sentAt?: number): void {
     this.#now = Math.max(this.#now, now);
+    if (sentAt !== undefined) {
+      this.#refusedSent.push(sentAt);
+      if (this.#refusedSent.length > REFUSED_KEPT) this.#refusedSent.shift();
+    }
     if (now - this.#throttledAt < 1000) return;
     this.#throttledAt = now;
     const at = Math.min(this.rate ?? current, current);
@@ -582,12 +768,17 @@ export class RemainingOnlyRate {
     // it freed meanwhile (the slope of accepted + remaining) is that rate. A window's Remaining
     // rises at its reset, or stays at 0 or 1 (a log, a counter): the rate in force is the bound.
     const answers = this.#since(quietUntil);
-    const slope = this.#slope(answers, 1000);
+    const read = this.#slope(answers, 1000);
+    const slope = read?.perSecond;
     const drained =
       slope !== undefined && slope >= 0.5 * at && slope < at && this.#draining(answers, this.#limit);
     // Our start-up burst, not the rate in force, filled a window (see below): that rate stays.
     let burst = false;
     if (drained) {
+      // Paced at the share aimed at under a drain read in send order: at 98.5 %, a bucket of
+      // 100 per 10 s read at 9.97/s was paced at 9.82/s, and a pause's second put it under 98 %.
+      if (slope < this.#drainUpper)
+        this.#drainShare = read?.counted === true ? this.#targetShare : RemainingOnlyRate.upperShare;
       this.#drainUpper = Math.min(this.#drainUpper, slope);
       this.#drainAt = Math.min(this.#drainAt, at);
     } else {

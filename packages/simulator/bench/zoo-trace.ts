@@ -3,7 +3,7 @@
 // VENDOR_RATE=r VENDOR_WINDOW_MS=w: another quota (the held-out zoo's: 7 1000, 10 10000, 10 60000).
 // WARMUP_MS, DURATION_MS: the measured span (the held-out 10 s window: 20000 140000).
 // HEADERS_AFTER_MS=n: the vendor writes its quota headers n ms after it counts (a steady piece of work).
-// ACQ=1: every admission too ("acq <seconds>"). WAY_THERE=half: the vendor counts half a round trip after the send.
+// ALL=1: every rate change (else one per 500 ms). ACQ=1: every admission too ("acq <seconds>"). WAY_THERE=half: the vendor counts half a round trip after the send.
 // SIGNALS=1: every quota signal too ("sig <seconds> remaining … reset … (s, less half the round trip) rtt … sent …").
 // LOOPBACK=1: the same over loopback HTTP (real timers, 10 s or RUN_SECONDS measured from a quarter, quota 50/s), rate and burst as
 // multiples of the quota (e.g. 0.5 0.5, or 2 1). VENDOR_THREAD=own: the vendor on a worker thread of its own.
@@ -19,7 +19,7 @@ const LOOPBACK_RATE = 50;
 let last = 0;
 const start = loopback ? Date.now() : Date.UTC(2026, 11, 1, 8);
 const onLimiterEvent = (e: LimiterEvent, now: number): void => {
-  if (e.type === 'adapted' && now - last < 500) return;
+  if (e.type === 'adapted' && now - last < 500 && !process.env.ALL) return;
   if (e.type === 'acquired' && process.env.ACQ) {
     console.log('acq', ((now - start) / 1000).toFixed(3));
     return;
