@@ -17,8 +17,8 @@
  * The rate climbs to the window's estimate, or creeps (1 % a second) when nothing is left,
  * never above `upperShare` of the least rate that was throttled, nor above the share aimed at of
  * what a drained bucket freed (`upperShare` where round trips did not say when each answered
- * request was sent); a throttle puts it there at once (or halves it, when it came far above any rate the vendor was
- * seen to accept), so one throttle, not one a second, ends the search.
+ * request was sent); a throttle puts it there at once (or halves it, when it came far above any
+ * rate the vendor was seen to accept), so one throttle, not one a second, ends the search.
  */
 import { LearnedMargin, MARGIN_BACK_MS, STEADY_MS } from './jitter-margin.js';
 import { type OwnReading, OwnSends, windowFromOwnSends } from './own-window.js';
@@ -362,8 +362,9 @@ export class RemainingOnlyRate {
   // throttles (#drainAt).
   #drainUpper = Number.POSITIVE_INFINITY;
   #drainAt = Number.POSITIVE_INFINITY;
-  // The share of #drainUpper the pace stays under: `targetShare` when it was read in send order
-  // (the bucket's own rate, read to a point or two), `upperShare` when read as answers came back.
+  // The share of #drainUpper the pace stays under: `targetShare` when it was read in the order
+  // counted (the bucket's own rate, read to a point or two), `upperShare` when read as answers
+  // came back.
   #drainShare = UPPER_SHARE;
   // When the bucket was last seen full, on the answer before this one.
   #fullAt = Number.NaN;
@@ -684,11 +685,6 @@ export class RemainingOnlyRate {
     return recent.length > 0 && recent[0]!.t >= from ? recent : [];
   }
 
-  // Remaining fell by 2 or more over these answers, and never came back (see drainingSays): in
-  // the order they came back and, where their round trips say it, in the order the vendor
-  // counted them (#ordered). Not in count order alone: a sliding window's Remaining falls there
-  // too while we send over its rate, and a review's 50/s sliding counter, read as a drain at its
-  // start-up throttle, was held at 31/s for good (97.5 -> 62.1 %).
   // The answers in the order the vendor counted them, the way there that fits best (WAYS_THERE),
   // with the line through them; undefined where round trips were not said.
   #ordered(
@@ -715,12 +711,20 @@ export class RemainingOnlyRate {
     return best;
   }
 
-  #draining(answers: readonly Answer[], limit: number): boolean {
+  // Remaining fell by 2 or more over these answers, and never came back (see drainingSays): in
+  // the order they came back and, where their round trips say it, in the order the vendor
+  // counted them (`ordered`, from #ordered). Not in count order alone: a sliding window's
+  // Remaining falls there too while we send over its rate, and a review's 50/s sliding counter,
+  // read as a drain at its start-up throttle, was held at 31/s for good (97.5 -> 62.1 %).
+  #draining(
+    answers: readonly Answer[],
+    ordered: { points: readonly { remaining: number }[] } | undefined,
+    limit: number,
+  ): boolean {
     const asBack = drainingSays(
       answers.map((a) => a.remaining),
       limit,
     );
-    const ordered = this.#ordered(answers, 1000);
     return ordered === undefined
       ? asBack
       : asBack &&
@@ -729,18 +733,6 @@ export class RemainingOnlyRate {
             limit,
             false,
           );
-  }
-
-  // What the vendor freed per second over these answers: undefined over less than `minMs`. Where
-  // their round trips say when each was sent, along the line through them in the order the
-  // vendor counted them (#ordered); else from the first answer to the last, as they came back,
-  // against what had come back by then (#arrivalSlope).
-  #slope(answers: readonly Answer[], minMs: number): { perSecond: number; counted: boolean } | undefined {
-    const ordered = this.#ordered(answers, minMs);
-    if (ordered !== undefined)
-      return ordered.perSecond === undefined ? undefined : { perSecond: ordered.perSecond, counted: true };
-    const perSecond = this.#arrivalSlope(answers, minMs);
-    return perSecond === undefined ? undefined : { perSecond, counted: false };
   }
 
   // From the first answer to the last, as they came back, against what had come back by then.
@@ -772,18 +764,21 @@ export class RemainingOnlyRate {
     // A bucket throttles long after we passed its rate, Remaining falling answer by answer: what
     // it freed meanwhile (the slope of accepted + remaining) is that rate. A window's Remaining
     // rises at its reset, or stays at 0 or 1 (a log, a counter): the rate in force is the bound.
+    // What it freed: along the line through the answers in the order the vendor counted them,
+    // where their round trips say it (#ordered); else from the first to the last as they came
+    // back (#arrivalSlope).
     const answers = this.#since(quietUntil);
-    const read = this.#slope(answers, 1000);
-    const slope = read?.perSecond;
+    const ordered = this.#ordered(answers, 1000);
+    const slope = ordered === undefined ? this.#arrivalSlope(answers, 1000) : ordered.perSecond;
     const drained =
-      slope !== undefined && slope >= 0.5 * at && slope < at && this.#draining(answers, this.#limit);
+      slope !== undefined && slope >= 0.5 * at && slope < at && this.#draining(answers, ordered, this.#limit);
     // Our start-up burst, not the rate in force, filled a window (see below): that rate stays.
     let burst = false;
     if (drained) {
       // Paced at the share aimed at under a drain read in send order: at 98.5 %, a bucket of
       // 100 per 10 s read at 9.97/s was paced at 9.82/s, and a pause's second put it under 98 %.
       if (slope < this.#drainUpper)
-        this.#drainShare = read?.counted === true ? this.#targetShare : RemainingOnlyRate.upperShare;
+        this.#drainShare = ordered !== undefined ? this.#targetShare : RemainingOnlyRate.upperShare;
       this.#drainUpper = Math.min(this.#drainUpper, slope);
       this.#drainAt = Math.min(this.#drainAt, at);
     } else {
