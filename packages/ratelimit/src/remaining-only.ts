@@ -22,7 +22,7 @@
  */
 import { LearnedMargin, MARGIN_BACK_MS, STEADY_MS } from './jitter-margin.js';
 import { type OwnReading, OwnSends, windowFromOwnSends } from './own-window.js';
-import { windowFromResets } from './reset-period.js';
+import { shortestResetWindowMs, windowFromResets } from './reset-period.js';
 import { ROUND_WINDOWS_MS } from './round-window.js';
 
 /**
@@ -391,7 +391,7 @@ export class RemainingOnlyRate {
   readonly #targetShare: number;
   // Times Remaining came back by a good part of the limit between two answers (a fixed
   // window's reset), each with the time since the answer before it (fixedWindowSays).
-  readonly #resets: { at: number; gap: number }[] = [];
+  readonly #resets: { at: number; gap: number; rise: number; perSecond: number }[] = [];
   #lastRemaining: number | undefined;
   #lastAnswerAt = Number.NEGATIVE_INFINITY;
   // The last reset read: Remaining then, and our admissions so far then.
@@ -583,13 +583,13 @@ export class RemainingOnlyRate {
     )
       return;
     const resets = this.#resets;
-    resets.push({ at: now, gap: now - lastAt });
+    resets.push({ at: now, gap: now - lastAt, rise: remaining - last, perSecond: this.#sendRate });
     if (resets.length > RemainingOnlyRate.resetsKept) resets.shift();
     // Once read, the window stands until a throttle at its pace says it was not one.
     if (this.windowMs !== undefined) return;
     // A reset gives back what went in its window: at our pace, a window shorter than half the
-    // time that takes is not the one.
-    const minWindowMs = this.#sendRate > 0 ? (500 * jump) / this.#sendRate : 0;
+    // time that takes is not the one (shortestResetWindowMs).
+    const minWindowMs = shortestResetWindowMs(resets);
     const w = windowFromResets(
       resets.map((r) => r.at),
       ROUND_WINDOWS_MS,

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { phaseCoherence, windowFromIntervals, windowFromResets } from './reset-period.js';
+import {
+  phaseCoherence,
+  shortestResetWindowMs,
+  windowFromIntervals,
+  windowFromResets,
+} from './reset-period.js';
 import { ROUND_WINDOWS_MS } from './round-window.js';
 
 // A reset a round trip after each window's start, and, after some, a spurious one (an answer of
@@ -98,5 +103,47 @@ describe('windowFromResets: the window a fixed window resets at', () => {
     ).flat();
     assert.ok(phaseCoherence(times, 200) < 0.75);
     assert.equal(windowFromResets(times, ROUND_WINDOWS_MS), undefined);
+  });
+});
+
+describe('shortestResetWindowMs: what the resets gave back bounds their window from below', () => {
+  const table: [string, readonly { rise: number; perSecond: number }[], number][] = [
+    ['none yet', [], 0],
+    ['one: half the time its rise took to send', [{ rise: 20, perSecond: 20 }], 500],
+    ['nothing sent yet: no bound', [{ rise: 10, perSecond: 0 }], 0],
+    [
+      'the median, not the last: a small rise at a fast pace (an answer out of order) does not open short windows',
+      [
+        { rise: 20, perSecond: 20 },
+        { rise: 19, perSecond: 19 },
+        { rise: 5, perSecond: 40 },
+      ],
+      500,
+    ],
+    [
+      'an even count: the mean of the middle two',
+      [
+        { rise: 10, perSecond: 10 },
+        { rise: 20, perSecond: 10 },
+      ],
+      750,
+    ],
+  ];
+  for (const [label, resets, want] of table)
+    it(label, () =>
+      assert.ok(Math.abs(shortestResetWindowMs(resets) - want) < 1e-9, `${shortestResetWindowMs(resets)}`),
+    );
+
+  it('a fixed window of 20 a second at round trips of p50 300 ms (held-out zoo, seed 2): its first seven resets are no window of 250 ms', () => {
+    // When each came back (ms), by how much, and at what pace we sent then, as traced. Four fall
+    // in phase on 250 ms; the floor of before (the least rise that counts, 5, at the pace of the
+    // last, 12.86/s: 194 ms) let them read as 20 per 250 ms, paced at 79.2/s.
+    const times = [519.1, 1219.8, 1673.6, 2200.5, 3239.4, 4230.9, 4989.5];
+    const rises = [10, 17, 17, 5, 8, 8, 5];
+    const rates = [4.24, 7.74, 7.3, 9.27, 10.72, 11.83, 12.86];
+    const floor = shortestResetWindowMs(rises.map((rise, i) => ({ rise, perSecond: rates[i]! })));
+    assert.ok(floor > 250, `${floor}`);
+    assert.equal(windowFromResets(times, ROUND_WINDOWS_MS, { minWindowMs: (500 * 5) / 12.86 }), 250);
+    assert.equal(windowFromResets(times, ROUND_WINDOWS_MS, { minWindowMs: floor }), undefined);
   });
 });

@@ -211,25 +211,30 @@ function logNormalRoundTrips(seed: number, medianMs = 120, p99Ms = 600): () => n
 }
 
 /**
- * A bucket of 10 refilled at 20/s, Remaining only, round trips of a slow API said, counted as a
- * request leaves (`short`) or half way: seeds 1-6, the limiter at 10/s and 40/s, 1.5x and 3x.
+ * Runs of a Remaining-only vendor, round trips said: seeds 1-6 (or those given), the limiter at
+ * 10/s and 40/s, 1.5x and 3x, measured from 10 s to 70 s.
  */
-async function bucketRuns(
-  wayThere: 'short' | 'half',
-): Promise<{ run: string; r: Awaited<ReturnType<typeof drive>> }[]> {
+async function remainingOnlyRuns(o: {
+  readonly model: Model;
+  readonly vendorLimit: number;
+  readonly windowMs: number;
+  readonly rtt: (seed: number) => () => number;
+  readonly wayThere?: 'short' | 'half';
+  readonly seeds?: readonly number[];
+}): Promise<{ run: string; r: Awaited<ReturnType<typeof drive>> }[]> {
   const out: { run: string; r: Awaited<ReturnType<typeof drive>> }[] = [];
-  for (const seed of [1, 2, 3, 4, 5, 6])
+  for (const seed of o.seeds ?? [1, 2, 3, 4, 5, 6])
     for (const clientRate of [10, 40])
       for (const load of [1.5, 3]) {
         const r = await drive({
-          model: 'bucket',
-          vendorLimit: 10,
-          windowMs: 500,
+          model: o.model,
+          vendorLimit: o.vendorLimit,
+          windowMs: o.windowMs,
           clientRate,
           clientBurst: clientRate,
-          rttMs: logNormalRoundTrips(seed),
+          rttMs: o.rtt(seed),
           roundTrip: true,
-          wayThere,
+          wayThere: o.wayThere ?? 'short',
           load,
           headers: 'remaining-only',
           warmupMs: 10_000,
@@ -240,6 +245,19 @@ async function bucketRuns(
       }
   return out;
 }
+
+/**
+ * A bucket of 10 refilled at 20/s, Remaining only, round trips of a slow API said, counted as a
+ * request leaves (`short`) or half way: seeds 1-6, the limiter at 10/s and 40/s, 1.5x and 3x.
+ */
+const bucketRuns = (wayThere: 'short' | 'half') =>
+  remainingOnlyRuns({
+    model: 'bucket',
+    vendorLimit: 10,
+    windowMs: 500,
+    rtt: (seed) => logNormalRoundTrips(seed),
+    wayThere,
+  });
 
 /** A limiter (10/s) on a virtual clock, and `at`: another answer of a vendor of 10 at a time. */
 function answeredAt() {
@@ -357,6 +375,28 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     const under = runs.filter(({ r }) => r.goodput < 0.98).length;
     assert.deepEqual(misses, []);
     assert.ok(under <= 4, `${under} of 24 runs under 98 %`);
+  });
+
+  it('Remaining without a reset from a fixed window of 20 a second, round trips of p50 300 ms and p99 1.5 s said: no window read from resets that could not have given back what they did (>= 90 % and <= 1 % in every run; the goal, >= 98 %, in 15 of 32)', async () => {
+    // Before: resets were weighed against the least rise that counts as one (5 of 20), not the
+    // rise each showed (shortestResetWindowMs), and answers out of order read as a window far
+    // shorter than 1 s: seed 8 at 3x, limit 10, 86.8 % and 2.16 % throttled (now 91.0 %, 0.82 %);
+    // limit 40, 93.7 % and 1.32 % (now 97.4 %, 0.09 %). Where the goal is missed, one throttle
+    // ends the climb just before the measured minute (a second's pause, 1.7 % of it) and the pace
+    // is held at 98.5 % of the rate throttled: 97.4 %, in 17 of these 32 runs; not fixed.
+    const runs = await remainingOnlyRuns({
+      model: 'fixed-window',
+      vendorLimit: 20,
+      windowMs: 1000,
+      rtt: (seed) => logNormalRoundTrips(seed, 300, 1500),
+      seeds: [1, 2, 3, 4, 5, 6, 7, 8],
+    });
+    const misses = runs
+      .filter(({ r }) => r.goodput < 0.9 || r.throttled > 0.01 || r.deadLettered > 0)
+      .map(({ run }) => run);
+    assert.deepEqual(misses, []);
+    const met = runs.filter(({ r }) => r.goodput >= 0.98 && r.throttled <= 0.005).length;
+    assert.ok(met >= 15, `${met} of 32 runs at the goal`);
   });
 
   it('a vendor quota (5/s) below the client limit: a reset that frees one request gives one back, not the burst', async () => {
