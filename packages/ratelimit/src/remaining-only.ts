@@ -423,7 +423,8 @@ export class RemainingOnlyRate {
   #limitKnown = false;
   readonly #targetShare: number;
   // Times Remaining came back by a good part of the limit between two answers (a fixed
-  // window's reset), each with the time since the answer before it (fixedWindowSays).
+  // window's reset), each with the time since the answer before it (fixedWindowSays), by how
+  // much it came back and our pace then (shortestResetWindowMs).
   readonly #resets: { at: number; gap: number; rise: number; perSecond: number }[] = [];
   #lastRemaining: number | undefined;
   #lastAnswerAt = Number.NEGATIVE_INFINITY;
