@@ -14,6 +14,7 @@ import {
   RemainingOnlyRate,
   throttleCeiling,
 } from './remaining-only.js';
+import { logNormalRoundTrips } from './test-support/round-trips.js';
 
 // Answers at `sendRate` sent, from a vendor written here: a bucket of 20 refilled at
 // `bucketRate`, or a fixed window of 20 a second. Then one throttle. With `late`, one answer in
@@ -692,10 +693,7 @@ function drainAnswers(d: Drain): {
   refused: { t: number; sentAt: number };
   admittedBy: (t: number) => number;
 } {
-  const random = seededRandom(d.seed);
-  const sigma = Math.log(d.p99Ms / d.medianMs) / 2.326;
-  const rtt = () =>
-    d.medianMs * Math.exp(sigma * Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random()));
+  const rtt = logNormalRoundTrips(d.seed, d.medianMs, d.p99Ms);
   // Sent evenly for as long as the bucket takes to run dry, and 2 s more.
   const span = (1000 * d.capacity) / (d.sendRate - d.rate) + 2000;
   const sends: { at: number; back: number; counted: number; ok: boolean; remaining: number; upTo: number }[] =

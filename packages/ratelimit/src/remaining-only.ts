@@ -235,8 +235,9 @@ export interface OrderedFit {
 /**
  * The answers in the order the vendor counted them (countOrder), for the way there of `ways`
  * whose line through them leaves the least residual (lineFit); undefined where round trips were
- * not said. Tested by a property: on buckets drained at round trips of p50 120-300 ms, the way
- * the vendor counts is the one read.
+ * not said. Tested on drained buckets at round trips of p50 120 ms (remaining-only.test.ts): the
+ * way the vendor counts is the one read, as a request leaves in every drain, half way in most; at
+ * p50 300 ms half way is read in far fewer (see the README).
  */
 export function orderedFit(
   answers: Parameters<typeof countOrder>[0],
@@ -719,15 +720,9 @@ export class RemainingOnlyRate {
     return recent.length > 0 && recent[0]!.t >= from ? recent : [];
   }
 
-  // The answers in the order the vendor counted them, the way there that fits best
-  // (orderedFit); undefined where round trips were not said.
-  #ordered(answers: readonly Answer[], minMs: number): OrderedFit | undefined {
-    return orderedFit(answers, this.#refusedSent, minMs);
-  }
-
   // Remaining fell by 2 or more over these answers, and never came back (see drainingSays): in
   // the order they came back and, where their round trips say it, in the order the vendor
-  // counted them (`ordered`, from #ordered). Not in count order alone: a sliding window's
+  // counted them (`ordered`, from orderedFit). Not in count order alone: a sliding window's
   // Remaining falls there too while we send over its rate, and a review's 50/s sliding counter,
   // read as a drain at its start-up throttle, was held at 31/s for good (97.5 -> 62.1 %).
   #draining(
@@ -779,10 +774,10 @@ export class RemainingOnlyRate {
     // it freed meanwhile (the slope of accepted + remaining) is that rate. A window's Remaining
     // rises at its reset, or stays at 0 or 1 (a log, a counter): the rate in force is the bound.
     // What it freed: along the line through the answers in the order the vendor counted them,
-    // where their round trips say it (#ordered); else from the first to the last as they came
+    // where their round trips say it (orderedFit); else from the first to the last as they came
     // back (#arrivalSlope).
     const answers = this.#since(quietUntil);
-    const ordered = this.#ordered(answers, 1000);
+    const ordered = orderedFit(answers, this.#refusedSent, 1000);
     const slope = ordered === undefined ? this.#arrivalSlope(answers, 1000) : ordered.perSecond;
     const drained =
       slope !== undefined && slope >= 0.5 * at && slope < at && this.#draining(answers, ordered, this.#limit);

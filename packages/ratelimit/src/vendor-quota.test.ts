@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { isDeadlineExceededError } from './errors.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { QuotaSignal } from './quota-signal.js';
+import { logNormalRoundTrips } from './test-support/round-trips.js';
 
 // Issue #14, against vendors this package has never seen. The vendor here is written from
 // scratch (no code shared with the limiter): a sliding log or a fixed window of `limit` per
@@ -198,16 +199,6 @@ async function drive(
 function variedRoundTrips(seed: number): () => number {
   const r = seededRandom(seed);
   return () => (r() < 0.8 ? 60 + 120 * r() : 180 + 520 * r());
-}
-
-/**
- * Round trips drawn from a log-normal of median 120 ms, one in a hundred over 600 ms (a slow
- * API), or of the median and 99th percentile given, seeded.
- */
-function logNormalRoundTrips(seed: number, medianMs = 120, p99Ms = 600): () => number {
-  const r = seededRandom(seed);
-  const sigma = Math.log(p99Ms / medianMs) / 2.326;
-  return () => medianMs * Math.exp(sigma * Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r()));
 }
 
 /**
