@@ -4,7 +4,7 @@
 // say so loudly and skip; under CI its absence is an error (.ci/run installs it).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -115,7 +115,14 @@ describe('rxgate-sim in a terminal (tmux)', { skip: !haveTmux && 'tmux is not in
   });
 
   it('in loopback mode the progress line counts toward the end of the run, with time, rate and ETA', async () => {
-    const t = await inTerminal(['run', 'steady', '--duration', '4s', '--loopback'], 70);
+    // Steady without its thresholds: in real time they measure the machine as well (a p99 of
+    // 799.8 ms against 800 on a loaded CI), and this test is about the progress line. The
+    // invariants still hold the exit status.
+    const dir = await mkdtemp(join(tmpdir(), 'rxgate-tty-steady-'));
+    const scenario = join(dir, 'steady.json');
+    const steady = JSON.parse(await readFile(new URL('../scenarios/steady.json', import.meta.url), 'utf8'));
+    await writeFile(scenario, JSON.stringify({ ...steady, thresholds: [] }));
+    const t = await inTerminal(['run', scenario, '--duration', '4s', '--loopback'], 70);
     assert.equal(t.status, 0, t.lines.join('\n'));
     const drawn = frames(t.raw);
     assert.ok(drawn.length >= 1, 'no progress frame');

@@ -9,6 +9,7 @@ import {
   deadlineMs,
   fileClaimLane,
   lateToleranceMs,
+  nextArrival,
   phiOf,
   posBudgetMs,
   scenarioForMode,
@@ -120,6 +121,25 @@ describe('traffic', () => {
   ];
   for (const [name, args, expected] of over)
     it(`over: ${name}`, () => assert.equal(trafficOver(...args), expected));
+
+  const arrivals: [string, Parameters<typeof nextArrival>, ReturnType<typeof nextArrival>][] = [
+    ['fired when due: the gap', [1000, 125, 1000], { dueAt: 1125, delayMs: 125 }],
+    ['fired 40 ms late: the next sooner', [1000, 125, 1040], { dueAt: 1125, delayMs: 85 }],
+    ['fired past the next one: at once', [1000, 125, 1300], { dueAt: 1125, delayMs: 0 }],
+    ['a gap of nothing: at once', [1000, 0, 1000], { dueAt: 1000, delayMs: 0 }],
+  ];
+  for (const [name, args, expected] of arrivals)
+    it(`next arrival: ${name}`, () => assert.deepEqual(nextArrival(...args), expected));
+
+  it('next arrival: in virtual time the delay is the gap to the bit, so a virtual run is unchanged', () => {
+    // Timers fire exactly when due there: an epoch-sized due time plus a fractional gap, taken back.
+    let due = 1_798_761_600_000;
+    for (const gap of [125, 1000 / 7, 0.1 + 0.2, 1e-3, 86_400_000 / 3]) {
+      const next = nextArrival(due, gap, due);
+      assert.equal(due + next.delayMs, due + gap);
+      due = next.dueAt;
+    }
+  });
 
   it('the claims file bounds the traffic, then the scenario, else nothing', () => {
     assert.equal(claimLimit(withTraffic({ claims: 900 }), [{}, {}]), 2);

@@ -86,6 +86,18 @@ export function trafficOver(
   return generated >= limit || (durationMs !== undefined && elapsedMs >= durationMs);
 }
 
+/**
+ * The next arrival of an open-loop generator: due a gap after the last one was *due*, not after
+ * its timer fired. On real timers a busy machine fires every timer late; arrivals chained from
+ * the firing drift later and later and a run makes fewer claims than its scenario says. Due from
+ * the due time, a late arrival is made up at once, and a run makes the same arrivals however busy
+ * its machine. In virtual time timers fire when due: the delay is the gap, to the bit.
+ */
+export function nextArrival(dueAt: number, gapMs: number, now: number): { dueAt: number; delayMs: number } {
+  const next = dueAt + gapMs;
+  return { dueAt: next, delayMs: Math.max(0, next - now) };
+}
+
 /** How many claims the traffic holds: the file's, the scenario's, or no bound (a duration). */
 export function claimLimit(s: Scenario, claims: RunOptions['claims']): number {
   return claims?.length ?? s.traffic.claims ?? Number.POSITIVE_INFINITY;

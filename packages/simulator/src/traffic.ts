@@ -10,7 +10,15 @@ import { type GeneratedClaim, makeClaim, rateAt } from './claims.js';
 import type { Generation } from './client.js';
 import type { RunObservers } from './observers.js';
 import { exponentialMs, stream } from './random.js';
-import { claimLimit, deadlineMs, fileClaimLane, phiOf, sendsClaim, trafficOver } from './run-plan.js';
+import {
+  claimLimit,
+  deadlineMs,
+  fileClaimLane,
+  nextArrival,
+  phiOf,
+  sendsClaim,
+  trafficOver,
+} from './run-plan.js';
 import type { RunOptions } from './run-types.js';
 import type { Scenario } from './scenario.js';
 import type { VendorModel } from './vendor-model.js';
@@ -65,6 +73,9 @@ export class Traffic {
     { lane: Lane; segment: string; at: number; send: () => Promise<Outcome> }
   >();
   #generated = 0;
+  // When the arrival being made was due, and when the traffic began (its arrivals count from there).
+  #dueAt = 0;
+  #began = 0;
   #trafficDone = false;
   #resolveAll!: () => void;
 
@@ -114,6 +125,7 @@ export class Traffic {
         for (let i = 0; i < burst.count && this.#generated < this.#limit; i++) this.#submitOne();
       });
     }
+    this.#began = this.#dueAt = this.#t.clock.now();
     this.#own(0, this.#scheduleNext);
     this.#own(this.#t.observers.series.bucketMs, this.#sample);
   }
@@ -225,8 +237,11 @@ export class Traffic {
   }
 
   readonly #scheduleNext = (): void => {
-    const { s, options, observers } = this.#t;
-    const t = observers.rel();
+    const { s, options, clock } = this.#t;
+    // The time this arrival was due, not when its timer fired (the same in virtual time); as
+    // fast as admitted, an arrival is due when the last one was made.
+    if (options.asFastAsAdmitted === true) this.#dueAt = clock.now();
+    const t = this.#dueAt - this.#began;
     if (trafficOver(this.#generated, this.#limit, t, s.traffic.durationMs)) {
       this.#finishTraffic();
       return;
@@ -239,7 +254,9 @@ export class Traffic {
         : s.traffic.profile === 'constant'
           ? 1000 / r
           : exponentialMs(this.#random, r);
-    this.#own(gap, this.#scheduleNext);
+    const next = nextArrival(this.#dueAt, gap, clock.now());
+    this.#dueAt = next.dueAt;
+    this.#own(next.delayMs, this.#scheduleNext);
   };
 
   // Samples the vendor's quota and the limiter's rate once a bucket, until everything settled.
