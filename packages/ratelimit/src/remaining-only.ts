@@ -21,6 +21,7 @@
  * rate the vendor was seen to accept), so one throttle, not one a second, ends the search.
  */
 import { LearnedMargin, MARGIN_BACK_MS, STEADY_MS } from './jitter-margin.js';
+import { LineSums } from './line-sums.js';
 import { type OwnReading, OwnSends, windowFromOwnSends } from './own-window.js';
 import { shortestResetWindowMs, windowFromResets } from './reset-period.js';
 import { ROUND_WINDOWS_MS } from './round-window.js';
@@ -365,6 +366,13 @@ export function throttleCeiling(
  */
 const DRAIN_OVER = 1.5;
 
+/**
+ * How long Remaining must sit still with room under a throttle's bound before the bound is taken
+ * for stale (see #checkStill), and how flat its line must be: a share of our pace a second.
+ */
+const STILL_MS = 5000;
+const STILL_SLOPE = 0.005;
+
 /** How close under a throttle's bound a round rate must be to be taken for the vendor's (see throttleCeiling). */
 export const SNAP_SHARE = 0.95;
 
@@ -454,6 +462,9 @@ export class RemainingOnlyRate {
   // The most the vendor took (what we sent, less what it refused) over each of ownWindowsMs,
   // at any answer so far.
   readonly #mostTaken: number[] = [];
+  // Since when Remaining sat still with room under a throttle's bound, its least and most, and
+  // its line (#checkStill).
+  #still: { since: number; lo: number; hi: number; fit: LineSums } | undefined;
 
   constructor(minRate: number, targetShare = 0.99) {
     this.#minRate = minRate;
@@ -543,6 +554,7 @@ export class RemainingOnlyRate {
     let least = remaining;
     for (const x of recent)
       if (x.t >= now - RemainingOnlyRate.leastMs && x.remaining < least) least = x.remaining;
+    this.#checkStill(now, remaining, rate);
     const l = Math.max(limit ?? remaining + 1, least + 1);
     const next =
       least >= 1
@@ -573,6 +585,44 @@ export class RemainingOnlyRate {
     this.windowMs = undefined;
     this.#resets.length = 0;
     this.#own = undefined;
+  }
+
+  // A throttle's bound that holds the pace while Remaining sits still with room (a quarter of the
+  // limit, 2 at least, and not full) for STILL_MS, its line flat (under STILL_SLOPE of our pace a
+  // second), is stale: dropped, the rate climbs on the room seen. A bucket paced off its rate
+  // fills or drains (at 19.7/s, one of 19.5/s falls 0.2 a second, twice the slope allowed); a
+  // window of any kind paced under its rate shows the same room at every answer. The tests' own
+  // 1 s log of 50 (Remaining only, p50 300 ms): throttled at 20/s while our start-up burst was
+  // still in it, then held at 19.7/s for a minute with 30 of 50 left at every answer (39.4 %).
+  // Not a drain's bound: paced at 99 % of a bucket's rate read a point high, a bucket sits still.
+  #checkStill(now: number, remaining: number, rate: number): void {
+    const limit = this.#limit;
+    const holds =
+      Number.isFinite(this.#throttleUpper) &&
+      this.#throttleUpper * RemainingOnlyRate.upperShare <= this.#drainUpper * this.#drainShare &&
+      rate >= 0.98 * this.#ceiling() &&
+      remaining >= Math.max(2, limit / 4) &&
+      remaining < limit - 1;
+    if (!holds) {
+      this.#still = undefined;
+      return;
+    }
+    let still = this.#still;
+    if (
+      still !== undefined &&
+      Math.max(still.hi, remaining) - Math.min(still.lo, remaining) > Math.max(2, limit / 10)
+    )
+      still = undefined;
+    if (still === undefined) {
+      still = { since: now, lo: remaining, hi: remaining, fit: new LineSums() };
+      this.#still = still;
+    }
+    still.lo = Math.min(still.lo, remaining);
+    still.hi = Math.max(still.hi, remaining);
+    still.fit.add((now - still.since) / 1000, remaining);
+    if (now - still.since < STILL_MS || Math.abs(still.fit.slope()) > STILL_SLOPE * rate) return;
+    this.#throttleUpper = Number.POSITIVE_INFINITY;
+    this.#still = undefined;
   }
 
   // A bucket bounded by a drain that is seen full from one answer to the next (not across a
