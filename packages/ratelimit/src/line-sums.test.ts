@@ -38,19 +38,17 @@ describe('LineSums: the slope of points added one at a time', () => {
     );
   });
 
-  it('property: the slope lineFit reads over the same points (Remaining against seconds of answers)', () => {
+  it('property: the slope lineFit reads over the same points (Remaining against seconds of answers a millisecond apart or more)', () => {
     fc.assert(
       fc.property(
-        fc.array(
-          fc.tuple(fc.double({ min: 0, max: 60_000, noNaN: true }), fc.integer({ min: 0, max: 1000 })),
-          {
-            minLength: 3,
-            maxLength: 300,
-          },
-        ),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 60_000_000 }), fc.integer({ min: 0, max: 1000 })), {
+          minLength: 3,
+          maxLength: 300,
+        }),
         (raw) => {
-          const points = raw.map(([at, level]) => ({ at, level }));
-          const fit = lineFit(points, 0);
+          // Times in microseconds, as a clock in milliseconds with three decimals says them.
+          const points = raw.map(([us, level]) => ({ at: us / 1000, level }));
+          const fit = lineFit(points, 1);
           const sums = new LineSums();
           for (const p of points) sums.add(p.at / 1000, p.level);
           if (fit === undefined) return;
@@ -61,6 +59,19 @@ describe('LineSums: the slope of points added one at a time', () => {
           );
         },
       ),
+      { numRuns: 1000 },
     );
+  });
+
+  it('points close together a minute in (what raw sums of squares lost to cancellation)', () => {
+    const points = [
+      { at: 59_998.7938293738, level: 0 },
+      { at: 59_999.25057026418, level: 0 },
+      { at: 59_997.605894591754, level: 1 },
+    ];
+    const sums = new LineSums();
+    for (const p of points) sums.add(p.at / 1000, p.level);
+    const fit = lineFit(points, 1)!;
+    assert.ok(Math.abs(sums.slope() - fit.perSecond) <= 1e-6 * Math.abs(fit.perSecond), `${sums.slope()}`);
   });
 });
