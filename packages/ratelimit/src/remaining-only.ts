@@ -366,6 +366,9 @@ export function throttleCeiling(
  */
 const DRAIN_OVER = 1.5;
 
+/** The least share of what a bucket was seen to free a fixed window read from resets may pace at (see #longestFixedWindow). */
+const DRAIN_WINDOW_SHARE = 0.75;
+
 /**
  * How long Remaining must sit still with room under a throttle's bound before the bound is taken
  * for stale (see #checkStill), and how flat its line must be: a share of our pace a second.
@@ -691,12 +694,23 @@ export class RemainingOnlyRate {
   // any span of its length, so a window over which the vendor took three times its limit (or
   // more: answers bunch up when round trips vary) is not one. Before, resets read across pauses
   // (a GCRA of 20/s, limit 10, at round trips of p50 300 ms) clustered on 2 s: 10 per 2 s, paced
-  // at 4.95/s, never throttled, so never read again (held-out zoo seed 2: 26.6 %).
+  // at 4.95/s, never throttled, so never read again (held-out zoo seed 2: 26.6 %). Nor one whose
+  // rate is under DRAIN_WINDOW_SHARE of what a bucket was seen to free: a fixed window frees
+  // nothing between its resets, and a drain is read on a run of answers with none. The tests' own
+  // bucket of 50 refilled at 20/s (Retry-After until full, p50 300 ms) was read, from the resets
+  // its pauses made, as 50 per 5 s after its drain was read at 20.06/s: paced at 9.9/s for 16 s,
+  // and the drain's bound crept up meanwhile (the bucket full) to a throttle later (75.8 %, now
+  // 93.9 %).
   #longestFixedWindow(): number {
     const windows = RemainingOnlyRate.ownWindowsMs;
     const taken = this.#mostTaken;
-    for (let i = 0; i < windows.length; i++) if ((taken[i] ?? 0) > 3 * this.#limit) return windows[i]! - 1;
-    return Number.POSITIVE_INFINITY;
+    const drain = this.#drainUpper;
+    const byDrain = Number.isFinite(drain)
+      ? (this.#limit * 1000) / (DRAIN_WINDOW_SHARE * drain)
+      : Number.POSITIVE_INFINITY;
+    for (let i = 0; i < windows.length; i++)
+      if ((taken[i] ?? 0) > 3 * this.#limit) return Math.min(byDrain, windows[i]! - 1);
+    return byDrain;
   }
 
   // A sliding window counts what we sent in it: the window over which we sent limit − remaining,

@@ -411,6 +411,23 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     assert.ok(met >= 28, `${met} of 32 runs at the goal`);
   });
 
+  it('Remaining without a reset from a bucket of 50 refilled at 20/s (Retry-After until full), round trips of p50 300 ms and p99 1.5 s said: no fixed window read from resets its pauses made slower than its drain (>= 80 % in every run; the goal in 8 of 32, a known limit)', async () => {
+    // Before: seed 2, limit 10, 1.5x read 50 per 5 s after its drain was read at 20.06/s, paced
+    // at 9.9/s for 16 s: 75.8 % (now 93.9 %). The goal is missed where a throttle falls in the
+    // measured minute: its Retry-After (until the bucket is full) is 3 s, 5 % of it; not fixed.
+    const runs = await remainingOnlyRuns({
+      model: 'bucket',
+      vendorLimit: 50,
+      windowMs: 2500,
+      rtt: (seed) => logNormalRoundTrips(seed, 300, 1500),
+      seeds: [1, 2, 3, 4, 5, 6, 7, 8],
+    });
+    const misses = runs.filter(({ r }) => r.goodput < 0.8 || r.deadLettered > 0).map(({ run }) => run);
+    assert.deepEqual(misses, []);
+    const met = runs.filter(({ r }) => r.goodput >= 0.98 && r.throttled <= 0.005).length;
+    assert.ok(met >= 8, `${met} of 32 runs at the goal`);
+  });
+
   it('a vendor quota (5/s) below the client limit: a reset that frees one request gives one back, not the burst', async () => {
     const r = await drive({
       model: 'sliding-log',
