@@ -74,4 +74,55 @@ describe('LineSums: the slope of points added one at a time', () => {
     const fit = lineFit(points, 1)!;
     assert.ok(Math.abs(sums.slope() - fit.perSecond) <= 1e-6 * Math.abs(fit.perSecond), `${sums.slope()}`);
   });
+
+  it("property: the slope's standard error is what two passes over the points say", () => {
+    // The slow definition, written out: the line through the means, what it leaves, and the
+    // error of its slope, sqrt(sum of squared residuals / (n - 2) / sum of squared x deviations).
+    const slow = (points: readonly [number, number][]): number => {
+      const n = points.length;
+      const mx = points.reduce((a, [x]) => a + x, 0) / n;
+      const my = points.reduce((a, [, y]) => a + y, 0) / n;
+      let sxx = 0;
+      let sxy = 0;
+      for (const [x, y] of points) {
+        sxx += (x - mx) ** 2;
+        sxy += (x - mx) * (y - my);
+      }
+      const b = sxy / sxx;
+      let rss = 0;
+      for (const [x, y] of points) rss += (y - my - b * (x - mx)) ** 2;
+      return Math.sqrt(rss / (n - 2) / sxx);
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 600_000 }), fc.integer({ min: 0, max: 1000 })), {
+          minLength: 3,
+          maxLength: 300,
+        }),
+        (raw) => {
+          const points = raw.map(([ms, y]) => [ms / 1000, y] as [number, number]);
+          const xs = new Set(points.map(([x]) => x));
+          const sums = new LineSums();
+          for (const [x, y] of points) sums.add(x, y);
+          if (xs.size < 2) return assert.equal(sums.slopeError(), Number.POSITIVE_INFINITY);
+          const want = slow(points);
+          assert.ok(
+            Math.abs(sums.slopeError() - want) <= 1e-6 * Math.max(1, want),
+            `${sums.slopeError()} against ${want}`,
+          );
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a flat line leaves no error; whole-number steps leave some', () => {
+    const flat = new LineSums();
+    for (let i = 0; i < 50; i++) flat.add(i / 10, 30);
+    assert.equal(flat.slope(), 0);
+    assert.equal(flat.slopeError(), 0);
+    const steps = new LineSums();
+    for (let i = 0; i < 50; i++) steps.add(i / 10, 30 + (i % 2));
+    assert.ok(steps.slopeError() > 0);
+  });
 });

@@ -12,6 +12,7 @@ export class LineSums {
   #my = 0;
   #cxx = 0;
   #cxy = 0;
+  #cyy = 0;
 
   /** Points added so far. */
   get count(): number {
@@ -22,13 +23,25 @@ export class LineSums {
     this.#n++;
     const dx = x - this.#mx;
     this.#mx += dx / this.#n;
-    this.#my += (y - this.#my) / this.#n;
+    const dy = y - this.#my;
+    this.#my += dy / this.#n;
     this.#cxx += dx * (x - this.#mx);
     this.#cxy += dx * (y - this.#my);
+    this.#cyy += dy * (y - this.#my);
   }
 
   /** The slope of the least-squares line (y per unit of x); 0 while every x is the same. */
   slope(): number {
     return this.#cxx > 0 ? this.#cxy / this.#cxx : 0;
+  }
+
+  /**
+   * The standard error of that slope, from what the line leaves (its residuals): how far the
+   * slope read may be off by noise alone. Infinite under three points or while every x is the same.
+   */
+  slopeError(): number {
+    if (this.#n < 3 || !(this.#cxx > 0)) return Number.POSITIVE_INFINITY;
+    const residual = Math.max(0, this.#cyy - (this.#cxy * this.#cxy) / this.#cxx);
+    return Math.sqrt(residual / (this.#n - 2) / this.#cxx);
   }
 }

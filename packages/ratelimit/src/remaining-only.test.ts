@@ -690,6 +690,31 @@ describe("RemainingOnlyRate: a throttle's bound that Remaining says is stale", (
     assert.deepEqual(throttles, []);
   });
 
+  it('a throttle within 10 s of the drop says the bound was not stale: it is back, and the next drop waits twice as long', () => {
+    // Remaining 30 of 50 at every answer, at the rate read, 50 answers a second apart by 20 ms.
+    const r = new RemainingOnlyRate(1);
+    r.throttled(0, 20, Number.NEGATIVE_INFINITY);
+    let sent = 0;
+    let t = 1000;
+    const still = (until: number): number | undefined => {
+      let dropped: number | undefined;
+      for (; t < until; t += 1000 / (r.rate ?? 20)) {
+        sent++;
+        r.answer(t, 30, 50, sent, sent, r.rate ?? 20, 2000);
+        if (dropped === undefined && r.upper === Number.POSITIVE_INFINITY) dropped = t;
+      }
+      return dropped;
+    };
+    const first = still(20_000);
+    assert.ok(first !== undefined, 'dropped');
+    r.throttled(t, r.rate!, 2000);
+    assert.ok(r.upper <= 20, `bound ${r.upper}`);
+    assert.ok(r.rate! <= 20, `rate ${r.rate}`);
+    const from = t;
+    const second = still(60_000);
+    assert.ok(second !== undefined && second - from >= 10_000, `dropped again ${second! - from} ms after`);
+  });
+
   // Paced at 19.7/s, a bucket of 19/s drains and one of 21/s fills: still only near 19.7/s. One
   // lifted (within a point or so of the pace, where 5 s of whole-number Remaining show no slope)
   // climbs, drains the bucket and is throttled once: that throttle reads the drain, which then

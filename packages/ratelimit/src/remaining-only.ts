@@ -374,7 +374,9 @@ const DRAIN_WINDOW_SHARE = 0.75;
  * for stale (see #checkStill), and how flat its line must be: a share of our pace a second.
  */
 const STILL_MS = 5000;
-const STILL_SLOPE = 0.005;
+const STILL_SLOPE = 0.01;
+/** A throttle this soon after a stale bound was dropped says it was not stale (see throttled). */
+const LIFT_TRIAL_MS = 10_000;
 
 /** How close under a throttle's bound a round rate must be to be taken for the vendor's (see throttleCeiling). */
 export const SNAP_SHARE = 0.95;
@@ -468,6 +470,10 @@ export class RemainingOnlyRate {
   // Since when Remaining sat still with room under a throttle's bound, its least and most, and
   // its line (#checkStill).
   #still: { since: number; lo: number; hi: number; fit: LineSums } | undefined;
+  // How long Remaining must sit still (doubled by each drop a throttle refused), and the last
+  // bound dropped: when, and what it was.
+  #stillMs = STILL_MS;
+  #lifted: { at: number; bound: number } | undefined;
 
   constructor(minRate: number, targetShare = 0.99) {
     this.#minRate = minRate;
@@ -548,6 +554,7 @@ export class RemainingOnlyRate {
     // Read only while we send at the rate in force, and not just after a pause.
     if (this.#sendRate < 0.9 * rate || now < quietUntil) {
       this.#room = undefined;
+      this.#still = undefined;
       return;
     }
     this.#checkRoom(now, remaining);
@@ -591,13 +598,18 @@ export class RemainingOnlyRate {
   }
 
   // A throttle's bound that holds the pace while Remaining sits still with room (a quarter of the
-  // limit, 2 at least, and not full) for STILL_MS, its line flat (under STILL_SLOPE of our pace a
-  // second), is stale: dropped, the rate climbs on the room seen. A bucket paced off its rate
-  // fills or drains (at 19.7/s, one of 19.5/s falls 0.2 a second, twice the slope allowed); a
-  // window of any kind paced under its rate shows the same room at every answer. The tests' own
-  // 1 s log of 50 (Remaining only, p50 300 ms): throttled at 20/s while our start-up burst was
-  // still in it, then held at 19.7/s for a minute with 30 of 50 left at every answer (39.4 %).
-  // Not a drain's bound: paced at 99 % of a bucket's rate read a point high, a bucket sits still.
+  // limit, 2 at least, and not full, within a tenth of the limit) for 5 s or more (#stillMs), its
+  // line flat beyond doubt (the slope, two standard errors of it and one request over the span
+  // all under STILL_SLOPE of our pace a second), is stale: dropped, the rate climbs on the room
+  // seen. A bucket paced off its rate fills or drains; a window of any kind paced under its rate
+  // shows the same room at every answer. The tests' own 1 s log of 50 (Remaining only, p50 300
+  // ms): throttled at 20/s while our start-up burst was still in it, then held at 19.7/s for a
+  // minute with 30 of 50 left at every answer (39.4 %). A span begins again at a throttle, a
+  // pause or a stretch not sent at the rate in force. A bucket within about a point of our pace
+  // sits still too (a review's bucket of 8.1/s paced at 8.25/s read flat over 5 s of whole-number
+  // Remaining, hence the request over the span): a throttle within LIFT_TRIAL_MS of a drop brings
+  // the bound back and doubles the time asked next. Not a drain's bound: paced at 99 % of a
+  // bucket's rate read a point high, a bucket sits still.
   #checkStill(now: number, remaining: number, rate: number): void {
     const limit = this.#limit;
     const holds =
@@ -623,7 +635,16 @@ export class RemainingOnlyRate {
     still.lo = Math.min(still.lo, remaining);
     still.hi = Math.max(still.hi, remaining);
     still.fit.add((now - still.since) / 1000, remaining);
-    if (now - still.since < STILL_MS || Math.abs(still.fit.slope()) > STILL_SLOPE * rate) return;
+    const span = now - still.since;
+    if (span < this.#stillMs || still.fit.count < Math.max(10, span / 1000)) return;
+    // Flat beyond doubt: the slope, two standard errors of it, and a request over the span (less
+    // than one request of change is not seen in whole numbers) all within the share allowed.
+    const doubt = Math.abs(still.fit.slope()) + 2 * still.fit.slopeError() + 1000 / span;
+    if (doubt > STILL_SLOPE * rate) return;
+    console.error(
+      `LIFT t=${now.toFixed(0)} span=${span.toFixed(0)} n=${still.fit.count} slope=${still.fit.slope().toFixed(3)} se=${still.fit.slopeError().toFixed(3)} rate=${rate.toFixed(2)} bound=${this.#throttleUpper.toFixed(2)}`,
+    );
+    this.#lifted = { at: now, bound: this.#throttleUpper };
     this.#throttleUpper = Number.POSITIVE_INFINITY;
     this.#still = undefined;
   }
@@ -827,6 +848,8 @@ export class RemainingOnlyRate {
    */
   throttled(now: number, current: number, quietUntil: number, inFlight = 0, sentAt?: number): void {
     this.#now = Math.max(this.#now, now);
+    // Remaining did not sit still across a throttle (#checkStill).
+    this.#still = undefined;
     if (sentAt !== undefined) {
       this.#refusedSent.push(sentAt);
       if (this.#refusedSent.length > REFUSED_KEPT) this.#refusedSent.shift();
@@ -873,6 +896,14 @@ export class RemainingOnlyRate {
     }
     this.#throttles.push({ at: now, rate: at });
     if (this.#throttles.length > 16) this.#throttles.shift();
+    // Throttled soon after a bound was dropped as stale: it was not (a bucket at about our pace
+    // sits still too). Back under it, and Remaining must sit still twice as long next time.
+    const lifted = this.#lifted;
+    this.#lifted = undefined;
+    if (lifted !== undefined && now - lifted.at < LIFT_TRIAL_MS) {
+      this.#throttleUpper = Math.min(this.#throttleUpper, lifted.bound);
+      this.#stillMs *= 2;
+    }
     // A sliding window read from our sends, throttled at its own pace (the throttle's bound at
     // the share aimed at, less a point: 98 % at 99 %) by arrivals bunched up over real HTTP: the window stands, its pace
     // kept (windowPace). Dropped and the rate halved, as before, a 1 s log of 50 over loopback
