@@ -641,9 +641,6 @@ export class RemainingOnlyRate {
     // than one request of change is not seen in whole numbers) all within the share allowed.
     const doubt = Math.abs(still.fit.slope()) + 2 * still.fit.slopeError() + 1000 / span;
     if (doubt > STILL_SLOPE * rate) return;
-    console.error(
-      `LIFT t=${now.toFixed(0)} span=${span.toFixed(0)} n=${still.fit.count} slope=${still.fit.slope().toFixed(3)} se=${still.fit.slopeError().toFixed(3)} rate=${rate.toFixed(2)} bound=${this.#throttleUpper.toFixed(2)}`,
-    );
     this.#lifted = { at: now, bound: this.#throttleUpper };
     this.#throttleUpper = Number.POSITIVE_INFINITY;
     this.#still = undefined;
