@@ -691,7 +691,7 @@ describe("RemainingOnlyRate: a throttle's bound that Remaining says is stale", (
   });
 
   it('a throttle within 10 s of the drop says the bound was not stale: it is back, and the next drop waits twice as long', () => {
-    // Remaining 30 of 50 at every answer, at the rate read, 50 answers a second apart by 20 ms.
+    // Remaining 30 of 50 at every answer, each sent at the rate read.
     const r = new RemainingOnlyRate(1);
     r.throttled(0, 20, Number.NEGATIVE_INFINITY);
     let sent = 0;

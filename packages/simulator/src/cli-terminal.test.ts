@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { loadScenario } from './scenario.js';
 import { stripAnsi, visibleWidth } from './terminal.js';
 
 const haveTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
@@ -120,8 +121,7 @@ describe('rxgate-sim in a terminal (tmux)', { skip: !haveTmux && 'tmux is not in
     // invariants still hold the exit status.
     const dir = await mkdtemp(join(tmpdir(), 'rxgate-tty-steady-'));
     const scenario = join(dir, 'steady.json');
-    const steady = JSON.parse(await readFile(new URL('../scenarios/steady.json', import.meta.url), 'utf8'));
-    await writeFile(scenario, JSON.stringify({ ...steady, thresholds: [] }));
+    await writeFile(scenario, JSON.stringify({ ...(await loadScenario('steady')), thresholds: [] }));
     const t = await inTerminal(['run', scenario, '--duration', '4s', '--loopback'], 70);
     assert.equal(t.status, 0, t.lines.join('\n'));
     const drawn = frames(t.raw);

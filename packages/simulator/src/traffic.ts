@@ -239,7 +239,7 @@ export class Traffic {
   readonly #scheduleNext = (): void => {
     const { s, options, clock } = this.#t;
     // The time this arrival was due, not when its timer fired (the same in virtual time); as
-    // fast as admitted, an arrival is due when the last one was made.
+    // fast as admitted, an arrival is due when its timer fires.
     if (options.asFastAsAdmitted === true) this.#dueAt = clock.now();
     const t = this.#dueAt - this.#began;
     if (trafficOver(this.#generated, this.#limit, t, s.traffic.durationMs)) {
