@@ -727,6 +727,75 @@ describe("RemainingOnlyRate: a throttle's bound that Remaining says is stale", (
     });
 });
 
+describe("RemainingOnlyRate: a drain's bound that a window holds, probed", () => {
+  // A drain of about 16.7/s read at a throttle (Remaining falling answer by answer at 20.3/s
+  // sent), then a minute of answers from `vendor`, each sent at the rate read; the vendor's
+  // refusals are throttles, each followed by a second's pause. The loopback stall (README): a 1 s
+  // log of 50 read as a bucket draining at 30.8/s, then held at 30.5/s with 18-19 of 50 left.
+  function drainedThen(kind: 'log' | 'bucket', q = 0) {
+    const r = new RemainingOnlyRate(0.1, 0.99);
+    let sent = 0;
+    for (let t = 0; t < 2000; t += 1000 / 20.3) {
+      sent++;
+      r.answer(t, Math.max(1, 10 - Math.floor(t / 250)), 50, sent, sent, 20.3, -Infinity);
+    }
+    r.throttled(2000, 20.3, -Infinity);
+    const bound = r.upper;
+    const log: number[] = [];
+    let tokens = 25;
+    let last = 3000;
+    let refused = 0;
+    let pausedTill = 3000;
+    const throttles: number[] = [];
+    const rates: { t: number; rate: number }[] = [];
+    for (let t = 3000; t < 63_000; t += 1000 / r.rate!) {
+      sent++;
+      let ok: boolean;
+      let remaining: number;
+      if (kind === 'log') {
+        while (log.length > 0 && log[0]! <= t - 1000) log.shift();
+        ok = log.length < 50;
+        if (ok) log.push(t);
+        remaining = 50 - log.length;
+      } else {
+        tokens = Math.min(50, tokens + ((t - last) * q) / 1000);
+        last = t;
+        ok = tokens >= 1;
+        if (ok) tokens -= 1;
+        remaining = Math.floor(tokens);
+      }
+      if (ok) r.answer(t, remaining, 50, sent, sent - refused, r.rate!, pausedTill + 1000);
+      else {
+        refused++;
+        throttles.push(t);
+        r.throttled(t, r.rate!, pausedTill + 1000);
+        pausedTill = t + 1000;
+        t = pausedTill;
+      }
+      rates.push({ t, rate: r.rate! });
+    }
+    return { r, bound, throttles, rates };
+  }
+
+  it("a 1 s log of 50 paced at 99 % of a drain read at 16.7/s (34 left at every answer): probed, the bound goes and the rate climbs to the log's within 30 s", () => {
+    const { r, bound, throttles, rates } = drainedThen('log');
+    assert.ok(Math.abs(bound - 16.7) < 0.2, `bound ${bound}`);
+    const at30 = rates.find((x) => x.t >= 33_000)!.rate;
+    assert.ok(at30 > 45, `rate 30 s on ${at30}`);
+    assert.ok(r.rate! > 45 && r.rate! <= 50, `rate ${r.rate}`);
+    assert.ok(throttles.length <= 1, `throttled at ${throttles.map(Math.round)}`);
+  });
+
+  // A bucket of the drain's rate or a little over it: Remaining falls all through each probe, a
+  // probe drains at most half of what is left, so nothing is refused and the bound stays.
+  for (const q of [16.7, 17, 17.5, 18.5])
+    it(`a bucket of 50 refilled at ${q}/s, half full: not refused in a minute of probes, and its bound stays`, () => {
+      const { r, throttles } = drainedThen('bucket', q);
+      assert.deepEqual(throttles.map(Math.round), []);
+      assert.ok(r.upper < 20.3, `bound ${r.upper}`);
+    });
+});
+
 describe('RemainingOnlyRate: a sliding window read from our sends, throttled at its own pace again and again', () => {
   it('a throttle every 3 s at 99 % of a 1 s log of 20 (a path with jitter): the share aimed at steps down a point a throttle from the second on, to 95 %, and comes back after 5 quiet minutes', () => {
     // A sliding log of 20 a second written here (our sends in the last second); answers at once.

@@ -375,6 +375,15 @@ const DRAIN_WINDOW_SHARE = 0.75;
  */
 const STILL_MS = 5000;
 const STILL_SLOPE = 0.01;
+/**
+ * A probe over a drain's bound (see #checkProbe): how far over it (less where a bucket would lose
+ * more than half of what is left), how long Remaining is read at that pace (more where the pace
+ * is slow: a request over the span must be under a quarter of the fall a bucket would show),
+ * after at most how long for a window read from our sends to take the pace.
+ */
+const PROBE_OVER = 0.1;
+const PROBE_READ_MS = 3000;
+const PROBE_SETTLE_MAX_MS = 20_000;
 /** A throttle this soon after a stale bound was dropped says it was not stale (see throttled). */
 const LIFT_TRIAL_MS = 10_000;
 
@@ -470,10 +479,15 @@ export class RemainingOnlyRate {
   // Since when Remaining sat still with room under a throttle's bound, its least and most, and
   // its line (#checkStill).
   #still: { since: number; lo: number; hi: number; fit: LineSums } | undefined;
-  // How long Remaining must sit still (doubled by each drop a throttle refused), and the last
-  // bound dropped: when, and what it was.
+  // How long Remaining must sit still (doubled by each drop a throttle refused and each probe a
+  // bucket failed), and the last bound dropped: when, and what it was (a throttle's or a drain's).
   #stillMs = STILL_MS;
-  #lifted: { at: number; bound: number } | undefined;
+  #lifted:
+    | { at: number; throttle?: number; drain?: { upper: number; at: number; share: number } }
+    | undefined;
+  // A probe over a drain's bound (#checkStill, #checkProbe): the share over the bound sent at,
+  // until when, from when Remaining is read, and Remaining's line from then.
+  #probe: { over: number; until: number; from: number; fit: LineSums } | undefined;
 
   constructor(minRate: number, targetShare = 0.99) {
     this.#minRate = minRate;
@@ -504,7 +518,9 @@ export class RemainingOnlyRate {
     const byThrottle = this.#limitKnown
       ? throttleCeiling(throttle, this.#limit, this.#targetShare, share)
       : throttle * share;
-    return Math.min(byThrottle, this.#drainUpper * this.#drainShare);
+    const probe = this.#probe;
+    const byDrain = this.#drainUpper * (probe === undefined ? this.#drainShare : 1 + probe.over);
+    return Math.min(byThrottle, byDrain);
   }
 
   /**
@@ -555,6 +571,7 @@ export class RemainingOnlyRate {
     if (this.#sendRate < 0.9 * rate || now < quietUntil) {
       this.#room = undefined;
       this.#still = undefined;
+      this.#probe = undefined;
       return;
     }
     this.#checkRoom(now, remaining);
@@ -564,7 +581,11 @@ export class RemainingOnlyRate {
     let least = remaining;
     for (const x of recent)
       if (x.t >= now - RemainingOnlyRate.leastMs && x.remaining < least) least = x.remaining;
-    this.#checkStill(now, remaining, rate);
+    // Requests sent after the one answered (where its round trip says which): not yet in its
+    // Remaining, they will be.
+    const ahead = sent === undefined ? 0 : Math.max(0, admitted - sent.upTo);
+    if (this.#probe === undefined) this.#checkStill(now, remaining, rate, ahead);
+    else this.#checkProbe(now, remaining, rate, ahead);
     const l = Math.max(limit ?? remaining + 1, least + 1);
     const next =
       least >= 1
@@ -610,11 +631,12 @@ export class RemainingOnlyRate {
   // Remaining, hence the request over the span): a throttle within LIFT_TRIAL_MS of a drop brings
   // the bound back and doubles the time asked next. Not a drain's bound: paced at 99 % of a
   // bucket's rate read a point high, a bucket sits still.
-  #checkStill(now: number, remaining: number, rate: number): void {
+  #checkStill(now: number, remaining: number, rate: number, ahead: number): void {
     const limit = this.#limit;
+    const byThrottle = this.#throttleUpper * RemainingOnlyRate.upperShare;
+    const byDrain = this.#drainUpper * this.#drainShare;
     const holds =
-      Number.isFinite(this.#throttleUpper) &&
-      this.#throttleUpper * RemainingOnlyRate.upperShare <= this.#drainUpper * this.#drainShare &&
+      (Number.isFinite(byThrottle) || Number.isFinite(byDrain)) &&
       rate >= 0.98 * this.#ceiling() &&
       remaining >= Math.max(2, limit / 4) &&
       remaining < limit - 1;
@@ -640,10 +662,68 @@ export class RemainingOnlyRate {
     // Flat beyond doubt: the slope, two standard errors of it, and a request over the span (less
     // than one request of change is not seen in whole numbers) all within the share allowed.
     const doubt = Math.abs(still.fit.slope()) + 2 * still.fit.slopeError() + 1000 / span;
-    if (doubt > STILL_SLOPE * rate) return;
-    this.#lifted = { at: now, bound: this.#throttleUpper };
-    this.#throttleUpper = Number.POSITIVE_INFINITY;
+    // Under a drain's bound, still enough to be worth a probe: within half of what the probe will
+    // tell apart (a wrong one costs a bucket some of what it has left, and doubles the wait).
+    const throttleHolds = byThrottle <= byDrain;
+    if (doubt > (throttleHolds ? STILL_SLOPE : PROBE_OVER / 2) * rate) return;
     this.#still = undefined;
+    if (throttleHolds) {
+      this.#lifted = { at: now, throttle: this.#throttleUpper };
+      this.#throttleUpper = Number.POSITIVE_INFINITY;
+      return;
+    }
+    // A drain's bound: a bucket paced at 99 % of a rate read a point high sits still too, so a
+    // probe says which (#checkProbe). Long enough for the window read from our sends, if any
+    // (20 s at most), to take the probe's pace, then read; a bucket loses at most half of what
+    // is left once the requests in flight land; never over a throttle's bound.
+    const w = this.#own?.w;
+    const settle = Math.max(1000, w !== undefined && w <= PROBE_SETTLE_MAX_MS ? w : 0);
+    const over = Math.min(
+      PROBE_OVER,
+      (remaining - ahead - 1) / 2 / ((rate * (settle + PROBE_READ_MS)) / 1000),
+      byThrottle / this.#drainUpper - 1,
+    );
+    if (over < PROBE_OVER / 4) return;
+    const readMs = Math.max(PROBE_READ_MS, 4000 / (over * rate));
+    this.#probe = { over, from: now + settle, until: now + settle + readMs, fit: new LineSums() };
+  }
+
+  // A probe over a drain's bound, `over` it: a bucket of the bound's rate keeps falling all along
+  // (at `over` of the pace a second), a window of any kind, once its own span has taken the new
+  // pace, sits still again. Still beyond doubt (the slope, two standard errors of it and one
+  // request over the span, all under half the fall a bucket would show) over the span read: no
+  // bucket at that rate, the bound is dropped (and comes back with a throttle within
+  // LIFT_TRIAL_MS); else the probe ends and Remaining must sit still twice as long before the
+  // next; and it ends so at once when what is left, less the requests in flight, is under one.
+  // The loopback stall (README): a 1 s log of 50 read as a bucket draining at 30.8/s at a
+  // throttle while the rate climbed, then held at 30.5/s for good with 18-19 of 50 left.
+  #checkProbe(now: number, remaining: number, rate: number, ahead: number): void {
+    const probe = this.#probe!;
+    if (remaining - ahead < 1) {
+      this.#endProbe(false);
+      return;
+    }
+    if (now < probe.from) return;
+    probe.fit.add((now - probe.from) / 1000, remaining);
+    if (now < probe.until) return;
+    const span = now - probe.from;
+    const fit = probe.fit;
+    const doubt = Math.abs(fit.slope()) + 2 * fit.slopeError() + 1000 / span;
+    this.#endProbe(fit.count >= Math.max(10, span / 1000) && doubt <= (probe.over / 2) * rate, now);
+  }
+
+  #endProbe(stillAll: boolean, now = this.#now): void {
+    this.#probe = undefined;
+    if (!stillAll) {
+      this.#stillMs *= 2;
+      return;
+    }
+    this.#lifted = {
+      at: now,
+      drain: { upper: this.#drainUpper, at: this.#drainAt, share: this.#drainShare },
+    };
+    this.#drainUpper = Number.POSITIVE_INFINITY;
+    this.#drainAt = Number.POSITIVE_INFINITY;
   }
 
   // A bucket bounded by a drain that is seen full from one answer to the next (not across a
@@ -845,8 +925,9 @@ export class RemainingOnlyRate {
    */
   throttled(now: number, current: number, quietUntil: number, inFlight = 0, sentAt?: number): void {
     this.#now = Math.max(this.#now, now);
-    // Remaining did not sit still across a throttle (#checkStill).
+    // Remaining did not sit still across a throttle (#checkStill), and a probe sent too much.
     this.#still = undefined;
+    if (this.#probe !== undefined) this.#endProbe(false);
     if (sentAt !== undefined) {
       this.#refusedSent.push(sentAt);
       if (this.#refusedSent.length > REFUSED_KEPT) this.#refusedSent.shift();
@@ -898,7 +979,12 @@ export class RemainingOnlyRate {
     const lifted = this.#lifted;
     this.#lifted = undefined;
     if (lifted !== undefined && now - lifted.at < LIFT_TRIAL_MS) {
-      this.#throttleUpper = Math.min(this.#throttleUpper, lifted.bound);
+      if (lifted.throttle !== undefined) this.#throttleUpper = Math.min(this.#throttleUpper, lifted.throttle);
+      if (lifted.drain !== undefined && lifted.drain.upper < this.#drainUpper) {
+        this.#drainUpper = lifted.drain.upper;
+        this.#drainShare = lifted.drain.share;
+        this.#drainAt = Math.min(this.#drainAt, lifted.drain.at);
+      }
       this.#stillMs *= 2;
     }
     // A sliding window read from our sends, throttled at its own pace (the throttle's bound at
