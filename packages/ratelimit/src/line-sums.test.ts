@@ -116,6 +116,27 @@ describe('LineSums: the slope of points added one at a time', () => {
     );
   });
 
+  it('property: meanY is the plain mean of the y added', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 600_000 }), fc.integer({ min: 0, max: 1000 })), {
+          minLength: 1,
+          maxLength: 300,
+        }),
+        (raw) => {
+          const sums = new LineSums();
+          let total = 0;
+          for (const [x, y] of raw) {
+            sums.add(x / 1000, y);
+            total += y;
+          }
+          assert.ok(Math.abs(sums.meanY - total / raw.length) <= 1e-9 * Math.max(1, total), `${sums.meanY}`);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it('a flat line leaves no error; whole-number steps leave some', () => {
     const flat = new LineSums();
     for (let i = 0; i < 50; i++) flat.add(i / 10, 30);

@@ -19,6 +19,11 @@ export class LineSums {
     return this.#n;
   }
 
+  /** The mean of the y added so far (0 before any). */
+  get meanY(): number {
+    return this.#my;
+  }
+
   add(x: number, y: number): void {
     this.#n++;
     const dx = x - this.#mx;

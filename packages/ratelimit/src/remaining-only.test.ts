@@ -729,20 +729,29 @@ describe("RemainingOnlyRate: a throttle's bound that Remaining says is stale", (
 
 describe("RemainingOnlyRate: a drain's bound that a window holds, probed", () => {
   // A drain of about 16.7/s read at a throttle (Remaining falling answer by answer at 20.3/s
-  // sent), then a minute of answers from `vendor`, each sent at the rate read; the vendor's
-  // refusals are throttles, each followed by a second's pause. The loopback stall (README): a 1 s
+  // sent), then a minute of answers from a log or a bucket of `limit` (`start` left in the
+  // bucket), each sent at the rate read; the vendor's refusals are throttles, each followed by a
+  // second's pause. The loopback stall (README): a 1 s
   // log of 50 read as a bucket draining at 30.8/s, then held at 30.5/s with 18-19 of 50 left.
-  function drainedThen(kind: 'log' | 'bucket', q = 0) {
+  function drainedThen(kind: 'log' | 'bucket', q = 0, limit = 50, start = 25) {
     const r = new RemainingOnlyRate(0.1, 0.99);
     let sent = 0;
     for (let t = 0; t < 2000; t += 1000 / 20.3) {
       sent++;
-      r.answer(t, Math.max(1, 10 - Math.floor(t / 250)), 50, sent, sent, 20.3, -Infinity);
+      r.answer(
+        t,
+        Math.max(1, Math.min(limit - 2, 10) - Math.floor(t / 250)),
+        limit,
+        sent,
+        sent,
+        20.3,
+        -Infinity,
+      );
     }
     r.throttled(2000, 20.3, -Infinity);
     const bound = r.upper;
     const log: number[] = [];
-    let tokens = 25;
+    let tokens = start;
     let last = 3000;
     let refused = 0;
     let pausedTill = 3000;
@@ -758,13 +767,13 @@ describe("RemainingOnlyRate: a drain's bound that a window holds, probed", () =>
         if (ok) log.push(t);
         remaining = 50 - log.length;
       } else {
-        tokens = Math.min(50, tokens + ((t - last) * q) / 1000);
+        tokens = Math.min(limit, tokens + ((t - last) * q) / 1000);
         last = t;
         ok = tokens >= 1;
         if (ok) tokens -= 1;
         remaining = Math.floor(tokens);
       }
-      if (ok) r.answer(t, remaining, 50, sent, sent - refused, r.rate!, pausedTill + 1000);
+      if (ok) r.answer(t, remaining, limit, sent, sent - refused, r.rate!, pausedTill + 1000);
       else {
         refused++;
         throttles.push(t);
@@ -793,6 +802,19 @@ describe("RemainingOnlyRate: a drain's bound that a window holds, probed", () =>
       const { r, throttles } = drainedThen('bucket', q);
       assert.deepEqual(throttles.map(Math.round), []);
       assert.ok(r.upper < 20.3, `bound ${r.upper}`);
+    });
+
+  // A bucket of 10 (Remaining 0-9): a probe that finds it falling leaves it sitting still where it
+  // left it, a level that fits a window of any length read from our sends. Read so (10 a second,
+  // 20 per 500 ms, within 1.5 times the drain), the pace went over the bucket's rate: four throttles
+  // in a minute at 16.7/s and at 17.5/s (a review's GCRAs of 6.8-13.4/s, 6-10 at most, likewise).
+  for (const [q, most] of [
+    [16.7, 1],
+    [17.5, 0],
+  ] as const)
+    it(`a bucket of 10 refilled at ${q}/s under that bound: a failed probe leaves no window read from our sends (${most} throttle${most === 1 ? '' : 's'} in a minute at most)`, () => {
+      const { throttles } = drainedThen('bucket', q, 10, 5);
+      assert.ok(throttles.length <= most, `throttled at ${throttles.map(Math.round)}`);
     });
 });
 

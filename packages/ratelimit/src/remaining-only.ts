@@ -13,6 +13,10 @@
  * - **A throttle** says the rate in force was too much: an upper bound.
  * - **A full bucket** (Remaining at its limit less the request itself, answer after answer) says
  *   we send under its rate: a drain's bound, read low, creeps back up 1 % a second.
+ * - **Remaining sitting still with room** under a bound says little by itself: under a throttle's
+ *   bound, flat beyond doubt for 5 s, the bound is stale and goes (#checkStill); under a drain's,
+ *   a bucket paced a point under its rate sits still too, so a probe 10 % over the bound says
+ *   which (#checkProbe): a bucket keeps falling, a window sits still again.
  *
  * The rate climbs to the window's estimate, or creeps (1 % a second) when nothing is left,
  * never above `upperShare` of the least rate that was throttled, nor above the share aimed at of
@@ -487,7 +491,13 @@ export class RemainingOnlyRate {
     | undefined;
   // A probe over a drain's bound (#checkStill, #checkProbe): the share over the bound sent at,
   // until when, from when Remaining is read, and Remaining's line from then.
-  #probe: { over: number; until: number; from: number; fit: LineSums } | undefined;
+  #probe: { over: number; until: number; from: number; settle: number; fit: LineSums } | undefined;
+  // No window is read from our sends before this (#readOwnWindow): a probe's own sends.
+  #ownAfter = Number.NEGATIVE_INFINITY;
+  // The longest wait of a probe that found Remaining falling as a bucket's under the drain's
+  // bound would (0: none): no window that short, and over the probe's pace, is read from our
+  // sends then (a window that short would have taken the pace and sat still; #readOwnWindow).
+  #probedWithinMs = 0;
 
   constructor(minRate: number, targetShare = 0.99) {
     this.#minRate = minRate;
@@ -571,7 +581,8 @@ export class RemainingOnlyRate {
     if (this.#sendRate < 0.9 * rate || now < quietUntil) {
       this.#room = undefined;
       this.#still = undefined;
-      this.#probe = undefined;
+      // A probe not sent through says nothing: it waits as long as a failed one.
+      if (this.#probe !== undefined) this.#endProbe('unsent', now);
       return;
     }
     this.#checkRoom(now, remaining);
@@ -684,23 +695,26 @@ export class RemainingOnlyRate {
       byThrottle / this.#drainUpper - 1,
     );
     if (over < PROBE_OVER / 4) return;
+    // Fewer than two requests spent over the bound show nothing in whole numbers.
+    if ((over * rate * (settle + PROBE_READ_MS)) / 1000 < 2) return;
     const readMs = Math.max(PROBE_READ_MS, 4000 / (over * rate));
-    this.#probe = { over, from: now + settle, until: now + settle + readMs, fit: new LineSums() };
+    this.#probe = { over, from: now + settle, until: now + settle + readMs, settle, fit: new LineSums() };
   }
 
   // A probe over a drain's bound, `over` it: a bucket of the bound's rate keeps falling all along
   // (at `over` of the pace a second), a window of any kind, once its own span has taken the new
   // pace, sits still again. Still beyond doubt (the slope, two standard errors of it and one
   // request over the span, all under half the fall a bucket would show) over the span read: no
-  // bucket at that rate, the bound is dropped (and comes back with a throttle within
-  // LIFT_TRIAL_MS); else the probe ends and Remaining must sit still twice as long before the
-  // next; and it ends so at once when what is left, less the requests in flight, is under one.
+  // bucket at that rate, the bound goes up to the window's rate Remaining then says (#endProbe;
+  // the old one comes back with a throttle within LIFT_TRIAL_MS); else the probe ends and
+  // Remaining must sit still twice as long before the next; and it ends so at once when what is
+  // left, less the requests in flight, is under one.
   // The loopback stall (README): a 1 s log of 50 read as a bucket draining at 30.8/s at a
   // throttle while the rate climbed, then held at 30.5/s for good with 18-19 of 50 left.
   #checkProbe(now: number, remaining: number, rate: number, ahead: number): void {
     const probe = this.#probe!;
     if (remaining - ahead < 1) {
-      this.#endProbe(false);
+      this.#endProbe('fell', now);
       return;
     }
     if (now < probe.from) return;
@@ -709,21 +723,52 @@ export class RemainingOnlyRate {
     const span = now - probe.from;
     const fit = probe.fit;
     const doubt = Math.abs(fit.slope()) + 2 * fit.slopeError() + 1000 / span;
-    this.#endProbe(fit.count >= Math.max(10, span / 1000) && doubt <= (probe.over / 2) * rate, now);
+    if (fit.count >= Math.max(10, span / 1000) && doubt <= (probe.over / 2) * rate)
+      this.#endProbe('still', now);
+    // Falling as a bucket at the bound's rate would (half of that at least), or less: a window
+    // longer than the probe's wait still taking its pace (a review's sliding counters of 5 s fell
+    // at 1.9/s where a bucket would at 4.2/s), which says nothing.
+    else this.#endProbe(-fit.slope() >= (probe.over / 2) * this.#drainUpper ? 'fell' : 'unsent', now);
   }
 
-  #endProbe(stillAll: boolean, now = this.#now): void {
+  // How a probe ended: Remaining still again (no bucket at the bound's rate), falling (or a throttle,
+  // or nothing left once the requests in flight land: a bucket), or not sent through (nothing
+  // said).
+  #endProbe(how: 'still' | 'fell' | 'unsent', now: number): void {
+    const probe = this.#probe;
     this.#probe = undefined;
-    if (!stillAll) {
+    // Remaining falling in step with a probe's sends reads as a window of any length (a GCRA of
+    // 9.6/s, 6 at most, read as 6 per 500 ms after a probe, and throttled twice at 11.9/s): no
+    // window from our sends counts answers of the probe, nor of its own span after it (a GCRA of
+    // 6.8/s, 10 at most, refilling after a probe, read as 10 a second by a run begun then).
+    this.#own = undefined;
+    if (how !== 'still') {
+      this.#ownAfter = now + Math.max(2000, probe === undefined ? 0 : probe.until - probe.from);
       this.#stillMs *= 2;
+      // A bucket of about the bound's rate: its Remaining, sitting still where a probe left it,
+      // fits a window of any length read from our sends (a GCRA of 6.8/s, 10 at most, read as 10
+      // a second and throttled twice); a window longer than the probe's wait fell too (a review's
+      // sliding counter of 295 per 5 s, read so after a probe with 1 s of wait: 86.1 -> 73.8 %).
+      if (how === 'fell' && probe !== undefined)
+        this.#probedWithinMs = Math.max(this.#probedWithinMs, probe.settle);
       return;
     }
+    this.#probedWithinMs = 0;
     this.#lifted = {
       at: now,
       drain: { upper: this.#drainUpper, at: this.#drainAt, share: this.#drainShare },
     };
-    this.#drainUpper = Number.POSITIVE_INFINITY;
-    this.#drainAt = Number.POSITIVE_INFINITY;
+    // No bucket at that rate: a window, whose rate is what Remaining then said at the probe's pace
+    // (sending at s leaves R of the limit L unused in a sliding window that has taken the pace:
+    // s·L/(L − R)), and at least that pace. Dropped outright, the rate climbed on the room of the
+    // last 1.2 s, which overstates a longer window's while it takes a faster pace: a review's
+    // sliding counters of 5 s went from 86-89 % to 74-81 %, a 5 s pause at each throttle.
+    const paced = probe === undefined ? 0 : this.#drainUpper * (1 + probe.over);
+    const left = probe === undefined ? 0 : probe.fit.meanY;
+    const read = left < this.#limit ? (paced * this.#limit) / (this.#limit - left) : Number.POSITIVE_INFINITY;
+    this.#drainUpper = Math.max(paced, read);
+    this.#drainAt = this.#drainUpper;
+    this.#drainShare = this.#targetShare;
   }
 
   // A bucket bounded by a drain that is seen full from one answer to the next (not across a
@@ -836,7 +881,8 @@ export class RemainingOnlyRate {
       w === undefined
         ? 0
         : Math.abs(reading.sent[RemainingOnlyRate.ownWindowsMs.indexOf(w)]! - reading.counted);
-    if (w === undefined || fixedWindowSays(this.#resets, now, w)) this.#own = undefined;
+    if (w === undefined || now < this.#ownAfter || fixedWindowSays(this.#resets, now, w))
+      this.#own = undefined;
     else if (own === undefined || own.w !== w)
       this.#own = { w, since: now, answers: 1, off, counted: reading.counted };
     else {
@@ -847,8 +893,11 @@ export class RemainingOnlyRate {
     const run = this.#own;
     if (
       run === undefined ||
-      (limit * 1000) / run.w > DRAIN_OVER * this.#drainUpper ||
+      (limit * 1000) / run.w >
+        (run.w <= this.#probedWithinMs ? 1 + PROBE_OVER : DRAIN_OVER) * this.#drainUpper ||
       this.windowMs !== undefined ||
+      this.#probe !== undefined ||
+      now < this.#ownAfter ||
       !ownRunStands(run.answers, now - run.since, ownRunMs(run.w, run.off, run.counted, limit))
     )
       return;
@@ -927,7 +976,7 @@ export class RemainingOnlyRate {
     this.#now = Math.max(this.#now, now);
     // Remaining did not sit still across a throttle (#checkStill), and a probe sent too much.
     this.#still = undefined;
-    if (this.#probe !== undefined) this.#endProbe(false);
+    if (this.#probe !== undefined) this.#endProbe('fell', now);
     if (sentAt !== undefined) {
       this.#refusedSent.push(sentAt);
       if (this.#refusedSent.length > REFUSED_KEPT) this.#refusedSent.shift();
