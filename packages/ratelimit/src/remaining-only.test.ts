@@ -633,6 +633,33 @@ describe('RemainingOnlyRate: a window read that leaves room at every answer', ()
   });
 });
 
+// A 1 s sliding log of `limit`, or a bucket of `limit` refilled at `q` a second (`start` in it at
+// `from`), written here: whether a request sent at `t` goes through, and what is left after it.
+function testVendor(
+  kind: 'log' | 'bucket',
+  q: number,
+  limit: number,
+  start: number,
+  from: number,
+): (t: number) => { ok: boolean; remaining: number } {
+  const log: number[] = [];
+  let tokens = start;
+  let last = from;
+  return (t) => {
+    if (kind === 'log') {
+      while (log.length > 0 && log[0]! <= t - 1000) log.shift();
+      const ok = log.length < limit;
+      if (ok) log.push(t);
+      return { ok, remaining: limit - log.length };
+    }
+    tokens = Math.min(limit, tokens + ((t - last) * q) / 1000);
+    last = t;
+    const ok = tokens >= 1;
+    if (ok) tokens -= 1;
+    return { ok, remaining: Math.floor(tokens) };
+  };
+}
+
 describe("RemainingOnlyRate: a throttle's bound that Remaining says is stale", () => {
   // A vendor written here: a sliding log of 50 a second, or a bucket of 50 refilled at `q`/s;
   // answers come back at once; we send at the rate read; a refusal is a throttle and a second's
@@ -640,9 +667,7 @@ describe("RemainingOnlyRate: a throttle's bound that Remaining says is stale", (
   // vendor, seed 4: held at 19.7/s for good).
   function paced(kind: 'log' | 'bucket', q = 0) {
     const r = new RemainingOnlyRate(1);
-    const log: number[] = [];
-    let tokens = 50;
-    let last = 0;
+    const send = testVendor(kind, q, 50, 50, 0);
     let sent = 0;
     let refused = 0;
     const throttles: number[] = [];
@@ -652,20 +677,7 @@ describe("RemainingOnlyRate: a throttle's bound that Remaining says is stale", (
     let pausedTill = 1000;
     for (let t = 1000; t < 61_000; t += 1000 / (r.rate ?? 20)) {
       sent++;
-      let ok: boolean;
-      let remaining: number;
-      if (kind === 'log') {
-        while (log.length > 0 && log[0]! <= t - 1000) log.shift();
-        ok = log.length < 50;
-        if (ok) log.push(t);
-        remaining = 50 - log.length;
-      } else {
-        tokens = Math.min(50, tokens + ((t - last) * q) / 1000);
-        last = t;
-        ok = tokens >= 1;
-        if (ok) tokens -= 1;
-        remaining = Math.floor(tokens);
-      }
+      const { ok, remaining } = send(t);
       if (ok) {
         r.answer(t, remaining, 50, sent, sent - refused, r.rate ?? 20, pausedTill + 1000);
         seen.push(remaining);
@@ -750,29 +762,14 @@ describe("RemainingOnlyRate: a drain's bound that a window holds, probed", () =>
     }
     r.throttled(2000, 20.3, -Infinity);
     const bound = r.upper;
-    const log: number[] = [];
-    let tokens = start;
-    let last = 3000;
+    const send = testVendor(kind, q, limit, start, 3000);
     let refused = 0;
     let pausedTill = 3000;
     const throttles: number[] = [];
     const rates: { t: number; rate: number }[] = [];
     for (let t = 3000; t < 63_000; t += 1000 / r.rate!) {
       sent++;
-      let ok: boolean;
-      let remaining: number;
-      if (kind === 'log') {
-        while (log.length > 0 && log[0]! <= t - 1000) log.shift();
-        ok = log.length < 50;
-        if (ok) log.push(t);
-        remaining = 50 - log.length;
-      } else {
-        tokens = Math.min(limit, tokens + ((t - last) * q) / 1000);
-        last = t;
-        ok = tokens >= 1;
-        if (ok) tokens -= 1;
-        remaining = Math.floor(tokens);
-      }
+      const { ok, remaining } = send(t);
       if (ok) r.answer(t, remaining, limit, sent, sent - refused, r.rate!, pausedTill + 1000);
       else {
         refused++;
