@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { seededRandom } from '@rxgate/core';
 import fc from 'fast-check';
+import { LineSums } from './line-sums.js';
 import {
   bucketCreep,
   countOrder,
   drainingSays,
   fixedWindowSays,
+  flatBeyondDoubt,
   lineFit,
   orderedFit,
   ownRunMs,
@@ -737,6 +739,30 @@ describe("RemainingOnlyRate: a throttle's bound that Remaining says is stale", (
       assert.ok(throttles.length <= 1, `throttled at ${throttles.map((t) => Math.round(t))}`);
       assert.ok(r.rate! <= 20 * RemainingOnlyRate.upperShare + 1e-9, `rate ${r.rate}`);
     });
+});
+
+describe("flatBeyondDoubt: Remaining's line flat enough to act on", () => {
+  // Points every 100 ms over `spanMs` (seconds from the start), Remaining as `at(t)` gives it.
+  const fitOf = (spanMs: number, at: (t: number) => number, every = 100): LineSums => {
+    const fit = new LineSums();
+    for (let t = 0; t <= spanMs; t += every) fit.add(t / 1000, at(t));
+    return fit;
+  };
+  const cases: [string, LineSums, number, number, boolean][] = [
+    ['30 left at every answer for 5 s, 0.3 a second allowed', fitOf(5000, () => 30), 5000, 0.3, true],
+    ['the same over 2 s: a request over the span is 0.5 a second', fitOf(2000, () => 30), 2000, 0.3, false],
+    ['falling 0.5 a second over 5 s', fitOf(5000, (t) => 30 - Math.floor(t / 2000)), 5000, 0.3, false],
+    ['still, but 6 points over 5 s (too few)', fitOf(5000, () => 30, 1000), 5000, 0.3, false],
+    [
+      'falling 1 a second, 2 a second allowed (a probe at 40/s, 10 % over)',
+      fitOf(5000, (t) => 30 - Math.floor(t / 1000)),
+      5000,
+      2,
+      true,
+    ],
+  ];
+  for (const [name, fit, spanMs, allowed, want] of cases)
+    it(name, () => assert.equal(flatBeyondDoubt(fit, spanMs, allowed), want));
 });
 
 describe("RemainingOnlyRate: a drain's bound that a window holds, probed", () => {

@@ -262,6 +262,18 @@ export function orderedFit(
   return best;
 }
 
+/**
+ * Whether Remaining's line over `spanMs` (points added to `fit` at seconds from its start) is flat
+ * beyond doubt: ten points at least and one a second, and the slope, two standard errors of it
+ * and one request over the span (less than one request of change is not seen in whole numbers)
+ * all within `allowed` a second. The still test of a throttle's bound and a probe's read
+ * (RemainingOnlyRate). Tested as a table.
+ */
+export function flatBeyondDoubt(fit: LineSums, spanMs: number, allowed: number): boolean {
+  if (fit.count < Math.max(10, spanMs / 1000)) return false;
+  return Math.abs(fit.slope()) + 2 * fit.slopeError() + 1000 / spanMs <= allowed;
+}
+
 /** See RemainingOnlyRate.upperShare. */
 const UPPER_SHARE = 0.985;
 
@@ -407,6 +419,18 @@ interface Answer {
   readonly upTo?: number;
 }
 
+/**
+ * A probe over a drain's bound: the share over the bound sent at, how long it waited for a window
+ * to take that pace (`settle`), from when and until when Remaining is read, and its line.
+ */
+interface Probe {
+  readonly over: number;
+  readonly settle: number;
+  readonly from: number;
+  readonly until: number;
+  readonly fit: LineSums;
+}
+
 export class RemainingOnlyRate {
   readonly #minRate: number;
   /** The rate to send at (undefined until the first reading). */
@@ -491,7 +515,7 @@ export class RemainingOnlyRate {
     | undefined;
   // A probe over a drain's bound (#checkStill, #checkProbe): the share over the bound sent at,
   // until when, from when Remaining is read, and Remaining's line from then.
-  #probe: { over: number; until: number; from: number; settle: number; fit: LineSums } | undefined;
+  #probe: Probe | undefined;
   // No window is read from our sends before this (#readOwnWindow): a probe's own sends.
   #ownAfter = Number.NEGATIVE_INFINITY;
   // The longest wait of a probe that found Remaining falling as a bucket's under the drain's
@@ -582,7 +606,7 @@ export class RemainingOnlyRate {
       this.#room = undefined;
       this.#still = undefined;
       // A probe not sent through says nothing: it waits as long as a failed one.
-      if (this.#probe !== undefined) this.#endProbe('unsent', now);
+      if (this.#probe !== undefined) this.#endProbe(this.#probe, 'unsent', now);
       return;
     }
     this.#checkRoom(now, remaining);
@@ -596,7 +620,7 @@ export class RemainingOnlyRate {
     // Remaining, they will be.
     const ahead = sent === undefined ? 0 : Math.max(0, admitted - sent.upTo);
     if (this.#probe === undefined) this.#checkStill(now, remaining, rate, ahead);
-    else this.#checkProbe(now, remaining, rate, ahead);
+    else this.#checkProbe(now, remaining, rate, ahead, this.#probe);
     const l = Math.max(limit ?? remaining + 1, least + 1);
     const next =
       least >= 1
@@ -669,14 +693,11 @@ export class RemainingOnlyRate {
     still.hi = Math.max(still.hi, remaining);
     still.fit.add((now - still.since) / 1000, remaining);
     const span = now - still.since;
-    if (span < this.#stillMs || still.fit.count < Math.max(10, span / 1000)) return;
-    // Flat beyond doubt: the slope, two standard errors of it, and a request over the span (less
-    // than one request of change is not seen in whole numbers) all within the share allowed.
-    const doubt = Math.abs(still.fit.slope()) + 2 * still.fit.slopeError() + 1000 / span;
     // Under a drain's bound, still enough to be worth a probe: within half of what the probe will
     // tell apart (a wrong one costs a bucket some of what it has left, and doubles the wait).
     const throttleHolds = byThrottle <= byDrain;
-    if (doubt > (throttleHolds ? STILL_SLOPE : PROBE_OVER / 2) * rate) return;
+    const allowed = (throttleHolds ? STILL_SLOPE : PROBE_OVER / 2) * rate;
+    if (span < this.#stillMs || !flatBeyondDoubt(still.fit, span, allowed)) return;
     this.#still = undefined;
     if (throttleHolds) {
       this.#lifted = { at: now, throttle: this.#throttleUpper };
@@ -711,31 +732,31 @@ export class RemainingOnlyRate {
   // left, less the requests in flight, is under one.
   // The loopback stall (README): a 1 s log of 50 read as a bucket draining at 30.8/s at a
   // throttle while the rate climbed, then held at 30.5/s for good with 18-19 of 50 left.
-  #checkProbe(now: number, remaining: number, rate: number, ahead: number): void {
-    const probe = this.#probe!;
+  #checkProbe(now: number, remaining: number, rate: number, ahead: number, probe: Probe): void {
     if (remaining - ahead < 1) {
-      this.#endProbe('fell', now);
+      this.#endProbe(probe, 'fell', now);
       return;
     }
     if (now < probe.from) return;
     probe.fit.add((now - probe.from) / 1000, remaining);
     if (now < probe.until) return;
-    const span = now - probe.from;
-    const fit = probe.fit;
-    const doubt = Math.abs(fit.slope()) + 2 * fit.slopeError() + 1000 / span;
-    if (fit.count >= Math.max(10, span / 1000) && doubt <= (probe.over / 2) * rate)
-      this.#endProbe('still', now);
+    if (flatBeyondDoubt(probe.fit, now - probe.from, (probe.over / 2) * rate))
+      this.#endProbe(probe, 'still', now);
     // Falling as a bucket at the bound's rate would (half of that at least), or less: a window
     // longer than the probe's wait still taking its pace (a review's sliding counters of 5 s fell
     // at 1.9/s where a bucket would at 4.2/s), which says nothing.
-    else this.#endProbe(-fit.slope() >= (probe.over / 2) * this.#drainUpper ? 'fell' : 'unsent', now);
+    else
+      this.#endProbe(
+        probe,
+        -probe.fit.slope() >= (probe.over / 2) * this.#drainUpper ? 'fell' : 'unsent',
+        now,
+      );
   }
 
   // How a probe ended: Remaining still again (no bucket at the bound's rate), falling (or a throttle,
   // or nothing left once the requests in flight land: a bucket), or not sent through (nothing
   // said).
-  #endProbe(how: 'still' | 'fell' | 'unsent', now: number): void {
-    const probe = this.#probe;
+  #endProbe(probe: Probe, how: 'still' | 'fell' | 'unsent', now: number): void {
     this.#probe = undefined;
     // Remaining falling in step with a probe's sends reads as a window of any length (a GCRA of
     // 9.6/s, 6 at most, read as 6 per 500 ms after a probe, and throttled twice at 11.9/s): no
@@ -743,14 +764,13 @@ export class RemainingOnlyRate {
     // 6.8/s, 10 at most, refilling after a probe, read as 10 a second by a run begun then).
     this.#own = undefined;
     if (how !== 'still') {
-      this.#ownAfter = now + Math.max(2000, probe === undefined ? 0 : probe.until - probe.from);
+      this.#ownAfter = now + Math.max(2000, probe.until - probe.from);
       this.#stillMs *= 2;
       // A bucket of about the bound's rate: its Remaining, sitting still where a probe left it,
       // fits a window of any length read from our sends (a GCRA of 6.8/s, 10 at most, read as 10
       // a second and throttled twice); a window longer than the probe's wait fell too (a review's
       // sliding counter of 295 per 5 s, read so after a probe with 1 s of wait: 86.1 -> 73.8 %).
-      if (how === 'fell' && probe !== undefined)
-        this.#probedWithinMs = Math.max(this.#probedWithinMs, probe.settle);
+      if (how === 'fell') this.#probedWithinMs = Math.max(this.#probedWithinMs, probe.settle);
       return;
     }
     this.#probedWithinMs = 0;
@@ -763,8 +783,8 @@ export class RemainingOnlyRate {
     // s·L/(L − R)), and at least that pace. Dropped outright, the rate climbed on the room of the
     // last 1.2 s, which overstates a longer window's while it takes a faster pace: a review's
     // sliding counters of 5 s went from 86-89 % to 74-81 %, a 5 s pause at each throttle.
-    const paced = probe === undefined ? 0 : this.#drainUpper * (1 + probe.over);
-    const left = probe === undefined ? 0 : probe.fit.meanY;
+    const paced = this.#drainUpper * (1 + probe.over);
+    const left = probe.fit.meanY;
     const read = left < this.#limit ? (paced * this.#limit) / (this.#limit - left) : Number.POSITIVE_INFINITY;
     this.#drainUpper = Math.max(paced, read);
     this.#drainAt = this.#drainUpper;
@@ -976,7 +996,7 @@ export class RemainingOnlyRate {
     this.#now = Math.max(this.#now, now);
     // Remaining did not sit still across a throttle (#checkStill), and a probe sent too much.
     this.#still = undefined;
-    if (this.#probe !== undefined) this.#endProbe('fell', now);
+    if (this.#probe !== undefined) this.#endProbe(this.#probe, 'fell', now);
     if (sentAt !== undefined) {
       this.#refusedSent.push(sentAt);
       if (this.#refusedSent.length > REFUSED_KEPT) this.#refusedSent.shift();
