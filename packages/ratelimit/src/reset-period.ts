@@ -38,6 +38,11 @@ export function windowFromResets(
      * theirs. @default Infinity
      */
     readonly maxWindowMs?: number;
+    /**
+     * With each reset, the time since the answer read before it (ms), where the reset lies: one
+     * whose gap is half a window or more says nothing of its phase on that window. @default none
+     */
+    readonly gaps?: readonly number[];
   } = {},
 ): number | undefined {
   const minResets = options.minResets ?? 6;
@@ -48,11 +53,15 @@ export function windowFromResets(
   const allowed = windows.filter((w) => w >= minWindowMs && w <= maxWindowMs);
   const agreed = windowFromIntervals(times, allowed);
   if (agreed !== undefined || times.length < minResets) return agreed;
-  const span = times[times.length - 1]! - times[0]!;
+  const gaps = options.gaps;
   let best: number | undefined;
   for (const w of allowed) {
-    if (span < minCycles * w || (best !== undefined && w <= best)) continue;
-    if (phaseCoherence(times, w) >= coherence && coversCycles(times, w, minCycles)) best = w;
+    if (best !== undefined && w <= best) continue;
+    const located = gaps === undefined ? times : times.filter((_, i) => gaps[i]! < w / 2);
+    if (located.length < minResets) continue;
+    const span = located[located.length - 1]! - located[0]!;
+    if (span < minCycles * w) continue;
+    if (phaseCoherence(located, w) >= coherence && coversCycles(located, w, minCycles)) best = w;
   }
   return best;
 }

@@ -392,16 +392,28 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     assert.ok(under <= 4, `${under} of 24 runs under 98 %`);
   });
 
-  it('Remaining without a reset from a fixed window of 20 a second, round trips of p50 300 ms and p99 1.5 s said: no window read from resets that could not have given back what they did (>= 90 % and <= 1 % in every run; the goal, >= 98 %, in 15 of 32)', async () => {
+  it('Remaining without a reset from a fixed window of 20 a second, round trips of p50 300 ms and p99 1.5 s said: resets read in the order sent, timed at the send (the goal, >= 98 % and <= 0.5 %, in every run)', async () => {
     // Before: resets were weighed against the least rise that counts as one (5 of 20), not the
     // rise each showed (shortestResetWindowMs), and answers out of order read as a window far
     // shorter than 1 s: seed 8 at 3x, limit 10, 86.8 % and 2.16 % throttled (now 91.0 %, 0.82 %);
     // limit 40, 93.7 % and 1.32 % (now 97.4 %, 0.09 %). Where the goal is missed, one throttle
     // ends the climb just before the measured minute (a second's pause, 1.7 % of it) and the pace
-    // is held at 98.5 % of the rate throttled: 97.4 %, in 17 of these 32 runs; not fixed.
+    // is held at 98.5 % of the rate throttled: 97.4 %, in 17 of these 32 runs. Session 24: read
+    // as they came back, answers out of order were taken for resets (12 in the first 8 s of seed
+    // 8), timed up to a round trip late, never clustered in phase, and a run of answers off by
+    // up to 9 of 20 stood as a 500 ms window: paced at 39.6/s, five throttles (91.0 %). Read in
+    // the order sent, the window is read in the first seconds: 15 -> 32 of 32 at the goal.
     await slowRunsHold(
       { model: 'fixed-window', vendorLimit: 20, windowMs: 1000 },
-      { goodput: 0.9, throttled: 0.01, met: 15 },
+      { goodput: 0.98, throttled: 0.005, met: 32 },
+    );
+  });
+
+  it('Remaining without a reset from a counter with an expiry (20 a window), round trips of p50 300 ms and p99 1.5 s said: the goal in every run', async () => {
+    // Read as they came back, 16 of 32 (the worst 94.5 %); in the order sent, 32.
+    await slowRunsHold(
+      { model: 'counter', vendorLimit: 20, windowMs: 1000 },
+      { goodput: 0.98, throttled: 0.005, met: 32 },
     );
   });
 
@@ -418,11 +430,13 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     );
   });
 
-  it('Remaining without a reset from a bucket of 50 refilled at 20/s (Retry-After until full), round trips of p50 300 ms and p99 1.5 s said: no fixed window read from resets its pauses made slower than its drain (>= 80 % in every run; the goal in 8 of 32, a known limit)', async () => {
+  it('Remaining without a reset from a bucket of 50 refilled at 20/s (Retry-After until full), round trips of p50 300 ms and p99 1.5 s said: no fixed window read from resets its pauses made slower than its drain (>= 90 % in every run; the goal in 11 of 32, a known limit)', async () => {
     // Before: seed 2, limit 10, 1.5x read 50 per 5 s after its drain was read at 20.06/s, paced
     // at 9.9/s for 16 s: 75.8 % (now 93.9 %). The goal is missed where a throttle falls in the
     // measured minute: its Retry-After (until the bucket is full) is 3 s, 5 % of it; not fixed.
-    await slowRunsHold({ model: 'bucket', vendorLimit: 50, windowMs: 2500 }, { goodput: 0.8, met: 8 });
+    // Session 24: the probe over a drain's bound spends what the bucket stored (8 -> 11 at the
+    // goal), and resets read in the order sent (the worst 80.3 -> 91.0 %).
+    await slowRunsHold({ model: 'bucket', vendorLimit: 50, windowMs: 2500 }, { goodput: 0.9, met: 11 });
   });
 
   it('a vendor quota (5/s) below the client limit: a reset that frees one request gives one back, not the burst', async () => {
