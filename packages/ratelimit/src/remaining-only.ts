@@ -277,6 +277,9 @@ export function flatBeyondDoubt(fit: LineSums, spanMs: number, allowed: number):
 /** See RemainingOnlyRate.upperShare. */
 const UPPER_SHARE = 0.985;
 
+/** How long after the last answer that said its send one that does not is still passed over in reading resets (see #readReset). */
+const SAID_LAPSE_MS = 10_000;
+
 /** Send times of refused requests kept (see countOrder): more than any span of answers holds. */
 const REFUSED_KEPT = 256;
 
@@ -286,8 +289,9 @@ const DRAIN_RUN = 3;
 /**
  * Whether the resets Remaining showed say a fixed window, not a sliding one of `w` read from our
  * sends (a fixed window's count since its start, averaged over its windows, reads about half its
- * window): the last reset within two windows (3 s at least), and the one before it further apart
- * than 1.25 w (or none). (A sliding counter's Remaining also comes back up when its windows took
+ * window): the last reset seen within two windows (3 s at least; by `seen`, when it was seen,
+ * where given: `at` may be timed at our sends, a round trip or more before), and the one before
+ * it further apart than 1.25 w (or none). (A sliding counter's Remaining also comes back up when its windows took
  * unequal counts, but a window apart: the window read.) Only resets between answers less than
  * `w` apart (`gap`) count: across a longer silence (a pause after a throttle) any window of `w`
  * gave back all we had sent in it. Before, a sliding counter of 20/s throttled at 20.4/s and
@@ -296,23 +300,23 @@ const DRAIN_RUN = 3;
  * table.
  */
 export function fixedWindowSays(
-  resets: readonly { readonly at: number; readonly gap: number }[],
+  resets: readonly { readonly at: number; readonly gap: number; readonly seen?: number }[],
   now: number,
   w: number,
 ): boolean {
-  let last = Number.NEGATIVE_INFINITY;
+  let last: { readonly at: number; readonly seen?: number } | undefined;
   let before: number | undefined;
   for (let i = resets.length - 1; i >= 0; i--) {
     const r = resets[i]!;
     if (r.gap >= w) continue;
-    if (last === Number.NEGATIVE_INFINITY) last = r.at;
+    if (last === undefined) last = r;
     else {
       before = r.at;
       break;
     }
   }
-  if (now - last >= Math.max(2 * w, 3000)) return false;
-  return before === undefined || w < 0.8 * (last - before);
+  if (last === undefined || now - (last.seen ?? last.at) >= Math.max(2 * w, 3000)) return false;
+  return before === undefined || w < 0.8 * (last.at - before);
 }
 
 /**
@@ -474,14 +478,20 @@ export class RemainingOnlyRate {
   #limitKnown = false;
   readonly #targetShare: number;
   // Times Remaining came back by a good part of the limit between two answers (a fixed
-  // window's reset), each with the time since the answer before it (fixedWindowSays), by how
-  // much it came back and our pace then (shortestResetWindowMs).
-  readonly #resets: { at: number; gap: number; rise: number; perSecond: number }[] = [];
+  // window's reset): where round trips are said, half way between the sends of those answers,
+  // else when the later came back; when it was seen (`seen`, the answer's arrival); the time
+  // between the two answers on the same clock as `at` (fixedWindowSays, windowFromResets' gaps);
+  // by how much it came back and our pace then (shortestResetWindowMs).
+  readonly #resets: { at: number; seen: number; gap: number; rise: number; perSecond: number }[] = [];
   #lastRemaining: number | undefined;
+  // The last answer read for resets: when (its send where said, else its arrival), and whether
+  // its send was said; the latest send read, and when an answer last said its send.
   #lastAnswerAt = Number.NEGATIVE_INFINITY;
+  #lastSaid = false;
   #lastSentAt = Number.NEGATIVE_INFINITY;
-  // The last reset read: Remaining then, and our admissions so far then.
-  #lastReset: { remaining: number; admitted: number } | undefined;
+  #saidAt = Number.NEGATIVE_INFINITY;
+  // The last reset read: Remaining then, our admissions up to it then, and whether its send was said.
+  #lastReset: { remaining: number; admitted: number; said: boolean } | undefined;
   /** The window a fixed window resets at, read from Remaining's resets (ms), once known. */
   windowMs: number | undefined;
   // Whether that window was read from our sends (a sliding one), not from resets.
@@ -829,30 +839,44 @@ export class RemainingOnlyRate {
     // second), timed up to a round trip late they never clustered in phase, and the window was
     // read late or as 500 ms (15 of 32 runs at the goal, the worst 91.0 %, five throttles at
     // 39.6/s; now 32 of 32). Timed at the later send, a reset 420 ms after the last read one fell
-    // out of phase, and 10 a second read as 10 per 500 ms (2 of 1,440 fixed windows in the
-    // property; half way, none; read as they came back, 566).
-    if (sent !== undefined && sent.at < this.#lastSentAt) return;
-    const at = sent === undefined ? now : sent.at;
-    const count = sent === undefined ? admitted : sent.upTo;
-    const last = this.#lastRemaining;
+    // out of phase, and 10 a second read as 10 per 500 ms (2 of 1,440 of the property's fixed
+    // windows, run 30 s each; half way, none; read as they came back, 566 of 1,440 read a wrong
+    // window or none).
+    // An answer that does not say its send (the admission log no longer reaches back to it: the
+    // first round trip, or one over ADMISSIONS_KEPT admissions long) while others do is one of
+    // the slowest, the very kind passed over: it reads no reset, nor ends one (mixed in, 55 of
+    // 480 fixed windows were misread, every answer slower than 800 ms unsaid). After
+    // SAID_LAPSE_MS with none said, answers are read as they come back. Nor is a reset read
+    // between two answers timed on different clocks (a send and an arrival).
+    if (sent === undefined ? now - this.#saidAt < SAID_LAPSE_MS : sent.at < this.#lastSentAt) return;
+    const said = sent !== undefined;
+    const at = said ? sent.at : now;
+    const count = said ? sent.upTo : admitted;
+    if (said) {
+      this.#lastSentAt = sent.at;
+      this.#saidAt = now;
+    }
+    const last = this.#lastSaid === said ? this.#lastRemaining : undefined;
     const lastAt = this.#lastAnswerAt;
     this.#lastRemaining = remaining;
     this.#lastAnswerAt = at;
-    if (sent !== undefined) this.#lastSentAt = sent.at;
+    this.#lastSaid = said;
     const jump = Math.max(3, this.#limit / 4);
     if (last === undefined || now < quietUntil - 1000 || remaining < last + jump) return;
     // Still the window of the last reset: what it showed then, less what we sent since.
     const prev = this.#lastReset;
-    this.#lastReset = { remaining, admitted: count };
+    this.#lastReset = { remaining, admitted: count, said };
     if (
       prev !== undefined &&
+      prev.said === said &&
       remaining + (count - prev.admitted) <= prev.remaining + Math.max(2, this.#limit / 8)
     )
       return;
     const resets = this.#resets;
     const gap = at - lastAt;
     resets.push({
-      at: sent === undefined ? at : at - gap / 2,
+      at: said ? at - gap / 2 : at,
+      seen: now,
       gap,
       rise: remaining - last,
       perSecond: this.#sendRate,

@@ -67,6 +67,14 @@ describe('windowFromResets: the window a fixed window resets at', () => {
     assert.equal(windowFromResets(times, ROUND_WINDOWS_MS, { gaps: gaps.map(() => 150) }), 2000);
   });
 
+  it('cycles are counted around the mean phase: resets either side of a multiple of the window, left with fewer by gaps, still read their window, not half of it', () => {
+    // Timed half way between two sends, resets err both ways: 1004031 and 1004954 fell in one
+    // cycle counted from multiples of 1 s, four cycles were not covered, and 500 ms was read.
+    const times = [1_004_031, 1_004_954, 1_006_015, 1_006_997, 1_009_003, 1_009_944, 1_010_665];
+    const gaps = [147, 164, 111, 210, 119, 137, 1136];
+    assert.equal(windowFromResets(times, ROUND_WINDOWS_MS, { gaps }), 1000);
+  });
+
   it('the interval rule alone: agreeing intervals near a configured window', () => {
     assert.equal(windowFromIntervals([0, 1010, 1990, 3000], ROUND_WINDOWS_MS), 1000);
     assert.equal(windowFromIntervals([0, 1000, 1600, 3000], ROUND_WINDOWS_MS), undefined);

@@ -122,8 +122,19 @@ export function phaseCoherence(times: readonly number[], w: number): number {
 
 // The resets fall in at least `n` distinct windows: one window's burst of spurious resets is
 // not a period.
+// Cycles counted around the resets' mean phase, not from multiples of `w`: resets timed either
+// side of a multiple (half way between two sends errs both ways) fall in one cycle, and a window
+// whose resets spanned four cycles was refused while its half passed (1 s read as 500 ms).
 function coversCycles(times: readonly number[], w: number, n: number): boolean {
+  let c = 0;
+  let s = 0;
+  for (const t of times) {
+    const a = (2 * Math.PI * (t % w)) / w;
+    c += Math.cos(a);
+    s += Math.sin(a);
+  }
+  const phase = ((Math.atan2(s, c) / (2 * Math.PI)) * w + w) % w;
   const seen = new Set<number>();
-  for (const t of times) seen.add(Math.floor(t / w));
+  for (const t of times) seen.add(Math.floor((t - phase + w / 2) / w));
   return seen.size >= n;
 }
