@@ -108,8 +108,8 @@ export function windowFromIntervals(
   return Math.abs(round - mean) <= 0.1 * mean ? round : undefined;
 }
 
-/** The mean resultant length of the times' phases on a period of `w`: 1 all at one phase, near 0 spread. */
-export function phaseCoherence(times: readonly number[], w: number): number {
+/** The times' phases on a period of `w` summed as unit vectors (cosines, sines). */
+function phaseSums(times: readonly number[], w: number): { readonly c: number; readonly s: number } {
   let c = 0;
   let s = 0;
   for (const t of times) {
@@ -117,22 +117,22 @@ export function phaseCoherence(times: readonly number[], w: number): number {
     c += Math.cos(a);
     s += Math.sin(a);
   }
+  return { c, s };
+}
+
+/** The mean resultant length of the times' phases on a period of `w`: 1 all at one phase, near 0 spread. */
+export function phaseCoherence(times: readonly number[], w: number): number {
+  const { c, s } = phaseSums(times, w);
   return Math.hypot(c, s) / times.length;
 }
 
 // The resets fall in at least `n` distinct windows: one window's burst of spurious resets is
-// not a period.
-// Cycles counted around the resets' mean phase, not from multiples of `w`: resets timed either
-// side of a multiple (half way between two sends errs both ways) fall in one cycle, and a window
-// whose resets spanned four cycles was refused while its half passed (1 s read as 500 ms).
+// not a period. Cycles are counted around the resets' mean phase, not from multiples of `w`:
+// resets timed either side of a multiple (half way between two sends errs both ways) fell in one
+// cycle, and a window whose resets spanned four cycles was refused while its half passed (1 s
+// read as 500 ms).
 function coversCycles(times: readonly number[], w: number, n: number): boolean {
-  let c = 0;
-  let s = 0;
-  for (const t of times) {
-    const a = (2 * Math.PI * (t % w)) / w;
-    c += Math.cos(a);
-    s += Math.sin(a);
-  }
+  const { c, s } = phaseSums(times, w);
   const phase = ((Math.atan2(s, c) / (2 * Math.PI)) * w + w) % w;
   const seen = new Set<number>();
   for (const t of times) seen.add(Math.floor((t - phase + w / 2) / w));
