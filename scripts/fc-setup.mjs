@@ -1,6 +1,8 @@
 // Loaded with `node --import` by every package's test script. A fixed seed makes a CI run
-// reproducible; fast-check prints the seed and the counterexample path on every failure.
+// reproducible; fast-check prints the seed and the counterexample path on every failure. It also
+// gives the process a temporary directory of its own, removed at exit (test-tmpdir.mjs).
 import fc from 'fast-check';
+import './test-tmpdir.mjs';
 
 const fromEnv = process.env.FC_SEED;
 const seed =
