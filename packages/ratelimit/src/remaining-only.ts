@@ -963,7 +963,6 @@ export class RemainingOnlyRate {
         (run.w <= this.#probedWithinMs ? 1 + PROBE_OVER : DRAIN_OVER) * this.#drainUpper ||
       this.windowMs !== undefined ||
       this.#probe !== undefined ||
-      now < this.#ownAfter ||
       !ownRunStands(run.answers, now - run.since, ownRunMs(run.w, run.off, run.counted, limit))
     )
       return;

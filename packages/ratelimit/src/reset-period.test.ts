@@ -57,7 +57,7 @@ describe('windowFromResets: the window a fixed window resets at', () => {
   });
 
   it("a reset read across a gap of half a window or more says nothing of its phase on it: a bucket's Remaining back after each of its pauses, 6 s apart, is no window of 2 s", () => {
-    // Held-out zoo, seed 3, a token bucket of 20/s at p50 300 ms, 3x the quota: these six resets
+    // Held-out zoo, seed 3, a token bucket of 20/s at p50 300 ms, 1.5x the quota, the limiter at 2x: these six resets
     // (four across pauses of over a second) were read as 20 per 2 s, paced at 9.9/s: 91.2 %.
     const times = [1030, 1120, 3260, 9220, 15_480, 21_350].map((t) => t + 5_000_000);
     const gaps = [169, 151, 1225, 1370, 1547, 1135];
