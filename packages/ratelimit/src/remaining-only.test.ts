@@ -581,15 +581,25 @@ describe('RemainingOnlyRate: a sliding window read from our sends, throttled at 
   // read, then the pace read for 2 s, then one throttle at that pace (arrivals bunched up).
   function atPace(): { r: RemainingOnlyRate; t: number } {
     const r = new RemainingOnlyRate(1, 0.99);
-    const sends: number[] = [];
-    let t = 0;
-    while (t < 6000) {
+    return { r, t: sendOn(r, [], 0, 6000) };
+  }
+  // Sends from `from` to `until` (16/s until a window is read, then its pace), each answered at
+  // once; `sends` what the log holds already. The time of the next send.
+  function sendOn(
+    r: RemainingOnlyRate,
+    sends: number[],
+    from: number,
+    until: number,
+    quietUntil = Number.NEGATIVE_INFINITY,
+  ): number {
+    let t = from;
+    while (t < until) {
       sends.push(t);
       const remaining = 20 - sends.filter((x) => x > t - 1000).length;
-      r.answer(t, remaining, 20, sends.length, sends.length, r.rate ?? 16, Number.NEGATIVE_INFINITY);
+      r.answer(t, remaining, 20, sends.length, sends.length, r.rate ?? 16, quietUntil);
       t += 1000 / (r.windowMs === undefined ? 16 : r.rate!);
     }
-    return { r, t };
+    return t;
   }
 
   it('the window read is 1 s, at 99 % of 20/s', () => {
@@ -612,6 +622,21 @@ describe('RemainingOnlyRate: a sliding window read from our sends, throttled at 
     assert.equal(r.windowMs, 1000);
     r.throttled(t + 2000, r.rate!, t - 1000, 0);
     assert.equal(r.windowMs, undefined);
+  });
+
+  it('two throttles at its pace within a minute, each soon after a pause (a path that holds requests up, throttling every few seconds), take a point off the pace it is read at again', () => {
+    const { r, t } = atPace();
+    // A pause ended 2 s before t, its quiet second 1 s before; the first throttle's pause ends
+    // at t + 1000, its quiet second at t + 2000, and the second throttle comes a second later.
+    r.throttled(t, r.rate!, t - 1000, 0);
+    r.throttled(t + 3000, r.rate!, t + 2000, 0);
+    // Not steady twice in a row: dropped, then read again from our sends after the pause.
+    assert.equal(r.windowMs, undefined);
+    const sends: number[] = [];
+    sendOn(r, sends, t + 4000, t + 12_000, t + 5000);
+    assert.equal(r.windowMs, 1000);
+    // 98 % of 20/s (was 99 %: such throttles never counted, the pace came back to 19.8/s).
+    assert.ok(Math.abs(r.rate! - 19.6) < 1e-9, `rate ${r.rate}`);
   });
 
   it('throttles at its pace each after a steady stretch leave it standing', () => {
