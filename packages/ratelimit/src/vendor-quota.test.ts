@@ -364,6 +364,39 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
         }
   });
 
+  it("a log of 50 saying only Limit and Remaining, the same path: a throttle at the window's own pace is the path's jitter even after our start-up burst was throttled under it, >= 94 %, <= 0.5 % throttled", async () => {
+    // Before: seed 4, 3x, limit 25/s (burst 25): 71.7 %. The start-up burst's throttle, its
+    // bound 48/s (what went over the second before it), was the least of the throttles kept, and
+    // each later throttle at 49.25/s was judged against it: not at the window's pace, so the
+    // window was dropped, the rate halved, and read again, again and again.
+    for (const seed of [1, 2, 3, 4])
+      for (const load of [1.5, 3])
+        for (const [clientRate, clientBurst] of [
+          [25, 25],
+          [100, 50],
+        ] as const) {
+          const r = seededRandom(seed);
+          const rtt = () => (r() < 0.9 ? 5 + 10 * r() : 15 + 35 * r());
+          const out = await drive({
+            model: 'sliding-log',
+            vendorLimit: 50,
+            clientRate,
+            clientBurst,
+            load,
+            rttMs: rtt,
+            wayThere: 'half',
+            roundTrip: true,
+            headers: 'remaining-only',
+            endMs: 120_000,
+            warmupMs: 30_000,
+          });
+          const run = `seed ${seed}, ${load}x, limit ${clientRate}`;
+          assert.ok(out.goodput >= 0.94, `${run}: ${(out.goodput * 100).toFixed(1)} % of the quota`);
+          assert.ok(out.throttled <= 0.005, `${run}: ${(out.throttled * 100).toFixed(2)} % throttled`);
+          assert.equal(out.deadLettered, 0, run);
+        }
+  });
+
   it('a 1 s sliding window of 20/s gets >= 98 % of its quota whatever the configured limit, with <= 0.5 % throttled', async () => {
     for (const clientRate of [10, 20, 25, 40]) {
       const r = await drive({
