@@ -632,8 +632,7 @@ describe('RemainingOnlyRate: a sliding window read from our sends, throttled at 
     r.throttled(t + 3000, r.rate!, t + 2000, 0);
     // Not steady twice in a row: dropped, then read again from our sends after the pause.
     assert.equal(r.windowMs, undefined);
-    const sends: number[] = [];
-    sendOn(r, sends, t + 4000, t + 12_000, t + 5000);
+    sendOn(r, [], t + 4000, t + 12_000, t + 5000);
     assert.equal(r.windowMs, 1000);
     // 98 % of 20/s (was 99 %: such throttles never counted, the pace came back to 19.8/s).
     assert.ok(Math.abs(r.rate! - 19.6) < 1e-9, `rate ${r.rate}`);

@@ -456,9 +456,10 @@ export class RemainingOnlyRate {
   #drainShare = UPPER_SHARE;
   // When the bucket was last seen full, on the answer before this one.
   #fullAt = Number.NaN;
-  // The last throttles (those our send log still covers), when and at what rate in force: a
-  // window read from Remaining stays under the more of that rate and what we had sent over the
-  // window before each (not a bucket's drain, which is no window's: a sliding counter's
+  // The last throttles (those our send log still covers), when, at what rate in force, and
+  // whether our start-up burst filled the window then (see throttled): a window read from
+  // Remaining stays under the more of that rate and what we had sent over the window before
+  // each (not a bucket's drain, which is no window's: a sliding counter's
   // Remaining falls when its windows took unequal counts, and read as a drain, it held a 20/s
   // counter at 18.3/s; and not the rate in force alone: a 10 s log still holds what we sent
   // faster before, and a throttle at 8/s held a log of 10/s at 7.9/s).
@@ -1140,8 +1141,9 @@ export class RemainingOnlyRate {
       // trips of a fast API, 5-50 ms) was throttled 1-3 s after each pause's quiet second, the
       // second such throttle dropped the window, read again at 99 % a second later: 63-67 % of
       // the quota, 0.4-2.7 % throttled (vendor-quota.test.ts; now 96-97 %, <= 0.06 %).
-      this.#margin.step(now, true, now >= quietUntil && now - this.#margin.lastAt >= w);
-      if (now >= quietUntil && this.#unsteadyInRow < 2) {
+      const afterQuiet = now >= quietUntil;
+      this.#margin.step(now, true, afterQuiet && now - this.#margin.lastAt >= w);
+      if (afterQuiet && this.#unsteadyInRow < 2) {
         this.#windowRate();
         return;
       }
