@@ -95,17 +95,29 @@ class LateClock implements Clock {
       },
     };
   }
-  /** Fires the next timer `lateMs` after it was due; false when none is armed. */
-  fireNext(lateMs: number): boolean {
+  /**
+   * Fires the next timer `lateMs` after it was due (a function: as late as it says for the time
+   * the timer was due); false when none is armed.
+   */
+  fireNext(lateMs: number | ((at: number) => number)): boolean {
     this.#timers = this.#timers.filter((t) => !t.cancelled);
     if (this.#timers.length === 0) return false;
     const next = this.#timers.reduce((a, b) => (b.at < a.at ? b : a));
     this.#timers.splice(this.#timers.indexOf(next), 1);
-    this.#now = Math.max(this.#now, next.at + lateMs);
+    this.#now = Math.max(this.#now, next.at + (typeof lateMs === 'number' ? lateMs : lateMs(next.at)));
     next.fn();
     return true;
   }
 }
+
+// An event loop that stalls `stallMs` every `everyMs`: how late a timer due at `at` fires (one
+// due within a stall at its end, in the order due; the others 0.4 ms late, a timer's own lateness).
+const stalling =
+  (everyMs: number, stallMs: number) =>
+  (at: number): number => {
+    const into = at % everyMs;
+    return into < stallMs ? stallMs - into : 0.4;
+  };
 
 describe('a limiter paced to a vendor quota', () => {
   // Batch claims queued, timers firing late (every 150th by 15 ms, a collection's pause; the
@@ -166,5 +178,61 @@ describe('a limiter paced to a vendor quota', () => {
     // Found in review: a pos arrival that passed queued batch waiters took the bucket's banked
     // tokens at once and was not in their pace.
     assertNo51(await run(true));
+  });
+
+  it('nor where the window is read from Remaining alone (a 1 s log of 50 saying only Limit and Remaining)', async () => {
+    // Session 27, over loopback: the window read from our sends kept no pace, and each stall of
+    // more than 10 ms was followed by a turn 8-10 ms after the late one; a second later the
+    // vendor's log refused a request on time with a whole-second Retry-After (92-94 % of the
+    // quota in three of four cells of the row). The vendor here is a log of its own: the
+    // arrival times it admitted in the last second, 50 at most; its answers come 20 ms later.
+    // The event loop stalls 15 ms every 3 s (the answers' timers wait too).
+    const clock = new LateClock();
+    const late = stalling(3000, 15);
+    const limiter = createLimiter({ account: { ratePerSecond: 100, burst: 50 }, clock });
+    const log: number[] = [];
+    const times: number[] = [];
+    let refused = 0;
+    const send = (): void => {
+      void limiter.acquire({ key: 'payer', lane: 'batch', deadline: 3_600_000 }).then(
+        (lease) => {
+          const at = clock.now();
+          while (log.length > 0 && log[0]! <= at - 1000) log.shift();
+          const ok = log.length < 50;
+          if (ok) {
+            log.push(at);
+            times.push(at);
+          } else if (at >= 10_000) refused++;
+          const remaining = 50 - log.length;
+          clock.setTimer(20, () => {
+            lease.release();
+            void limiter.observe(
+              ok
+                ? { limit: 50, remaining }
+                : { limit: 50, remaining: 0, throttled: true, retryAfterMs: 1000 },
+            );
+            if (!ok) send();
+          });
+        },
+        // Still waiting when the limiter closes.
+        () => undefined,
+      );
+    };
+    for (let i = 0; i < 2000; i++) send();
+    const settle = () => new Promise<void>((r) => setImmediate(r));
+    await settle();
+    for (let n = 0; clock.now() < 40_000 && n < 20_000; n++) {
+      if (!clock.fireNext(late)) break;
+      await settle();
+    }
+    limiter.close();
+    // Once the window stands (read from a run of answers, a few seconds in): none refused, no
+    // 51 of ours in any second, and 98 % of the quota or more.
+    const paced = times.filter((t) => t >= 10_000);
+    assert.equal(refused, 0, `${refused} refused after 10 s`);
+    for (let k = 0; k + 50 < paced.length; k++)
+      assert.ok(paced[k + 50]! - paced[k]! >= 1000, `51 admissions from ${paced[k]!.toFixed(1)} ms`);
+    const rate = ((paced.length - 1) * 1000) / (paced.at(-1)! - paced[0]!);
+    assert.ok(rate >= 49, `${rate.toFixed(2)}/s`);
   });
 });

@@ -497,6 +497,16 @@ export class RemainingOnlyRate {
   windowMs: number | undefined;
   // Whether that window was read from our sends (a sliding one), not from resets.
   #windowOwn = false;
+
+  /**
+   * The sliding window read from our sends, once it stands: its length and the vendor's limit
+   * over it (undefined otherwise: nothing read, a fixed window read from resets, a bucket).
+   */
+  get ownWindow(): { readonly windowMs: number; readonly limit: number } | undefined {
+    return this.windowMs !== undefined && this.#windowOwn
+      ? { windowMs: this.windowMs, limit: this.#limit }
+      : undefined;
+  }
   // What we sent over time (130 s of it), and the run of answers that read the same window from
   // it (the most one was off, and the least count: ownRunMs).
   readonly #sends = new OwnSends(130_000);
