@@ -253,22 +253,20 @@ export class RateController {
 
   /**
    * The pace the level's admissions keep to once the vendor's quota is known (see Pacer): the
-   * rate in force, and half the time the margin leaves a window (10 ms of a 1 s window at 99 %)
-   * as the tolerance. Undefined before, and for a fixed window (`Remaining: 0` learned to mean
+   * rate in force, and as the tolerance half the time the margin leaves a window (5 ms of a 1 s
+   * window at 99 %). Undefined before, and for a fixed window (`Remaining: 0` learned to mean
    * full until its reset): its new window is whole, and what the bucket banked while the last
    * one was spent goes at its start (a fixed window at varied round trips lost 0.3 % paced).
    * A sliding window read from Remaining alone (RemainingOnlyRate.ownWindow) keeps a pace too,
-   * its tolerance half of what the rate in force leaves its window: caught up after a late
-   * timer, a 1 s log of 50 saying Limit and Remaining only was refused a request 1 s after each
-   * stall of more than 10 ms over loopback (three stalls of 11-12 ms, each followed by a turn
-   * 8-10 ms after the late one, and each throttle a second of Retry-After).
+   * with the margin learned for it: caught up after a late timer, a 1 s log of 50 saying Limit
+   * and Remaining only was refused a request 1 s after each stall of more than 10 ms over
+   * loopback (three stalls of 11-12 ms, each followed by a turn 8-10 ms after the late one, and
+   * each throttle a second of Retry-After).
    */
   get pace(): PaceSpec | undefined {
     const own = this.#windowMs <= 0 ? this.#remainingOnly?.ownWindow : undefined;
-    if (own !== undefined) {
-      const slack = (own.limit * 1000) / this.#current - own.windowMs;
-      return { perSecond: this.#current, toleranceMs: Math.max(0, slack / 2) };
-    }
+    if (own !== undefined)
+      return { perSecond: this.#current, toleranceMs: (own.windowMs * (1 / own.share - 1)) / 2 };
     if (this.#limit === undefined || this.#windowMs <= 0 || this.#zeroFull === true) return undefined;
     const slack = roundWindow(this.#windowMs) * (1 / this.#margin.share - 1);
     return { perSecond: this.#current, toleranceMs: slack / 2 };

@@ -228,7 +228,9 @@ describe('a limiter paced to a vendor quota', () => {
     limiter.close();
     // Once the window stands (read from a run of answers, a few seconds in): none refused, no
     // 51 of ours in any second, and 98 % of the quota or more.
+    assert.ok(clock.now() >= 40_000, `stopped at ${clock.now().toFixed(0)} ms`);
     const paced = times.filter((t) => t >= 10_000);
+    assert.ok(paced.length >= 1400, `${paced.length} admitted from 10 s to 40 s`);
     assert.equal(refused, 0, `${refused} refused after 10 s`);
     for (let k = 0; k + 50 < paced.length; k++)
       assert.ok(paced[k + 50]! - paced[k]! >= 1000, `51 admissions from ${paced[k]!.toFixed(1)} ms`);

@@ -499,12 +499,13 @@ export class RemainingOnlyRate {
   #windowOwn = false;
 
   /**
-   * The sliding window read from our sends, once it stands: its length and the vendor's limit
-   * over it (undefined otherwise: nothing read, a fixed window read from resets, a bucket).
+   * The sliding window read from our sends, once it stands: its length and the share of its
+   * rate aimed at (the margin learned for it). Undefined otherwise: nothing read, a fixed window
+   * read from resets, a bucket (unless misread as such a window: then paced at its rate too).
    */
-  get ownWindow(): { readonly windowMs: number; readonly limit: number } | undefined {
+  get ownWindow(): { readonly windowMs: number; readonly share: number } | undefined {
     return this.windowMs !== undefined && this.#windowOwn
-      ? { windowMs: this.windowMs, limit: this.#limit }
+      ? { windowMs: this.windowMs, share: this.#margin.share }
       : undefined;
   }
   // What we sent over time (130 s of it), and the run of answers that read the same window from
