@@ -264,12 +264,14 @@ export class RateController {
    * each throttle a second of Retry-After).
    */
   get pace(): PaceSpec | undefined {
-    const own = this.#windowMs <= 0 ? this.#remainingOnly?.ownWindow : undefined;
-    if (own !== undefined)
-      return { perSecond: this.#current, toleranceMs: (own.windowMs * (1 / own.share - 1)) / 2 };
-    if (this.#limit === undefined || this.#windowMs <= 0 || this.#zeroFull === true) return undefined;
-    const slack = roundWindow(this.#windowMs) * (1 / this.#margin.share - 1);
-    return { perSecond: this.#current, toleranceMs: slack / 2 };
+    const window =
+      this.#windowMs <= 0
+        ? this.#remainingOnly?.ownWindow
+        : this.#limit === undefined || this.#zeroFull === true
+          ? undefined
+          : { windowMs: roundWindow(this.#windowMs), share: this.#margin.share };
+    if (window === undefined) return undefined;
+    return { perSecond: this.#current, toleranceMs: (window.windowMs * (1 / window.share - 1)) / 2 };
   }
 
   /** When the rate in force next changes on its own (a recovery step, or the end of a capped pause). */
