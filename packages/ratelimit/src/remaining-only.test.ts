@@ -14,6 +14,7 @@ import {
   ownRunMs,
   ownRunStands,
   RemainingOnlyRate,
+  risenDrain,
   throttleCeiling,
 } from './remaining-only.js';
 import { logNormalRoundTrips } from './test-support/round-trips.js';
@@ -384,6 +385,135 @@ describe('RemainingOnlyRate: a bucket whose drain was read low', () => {
       t += 1000 / r.rate!;
     }
     assert.ok(Math.abs(r.rate! - 20.3 * RemainingOnlyRate.upperShare) < 1e-6, `rate ${r.rate}`);
+  });
+});
+
+describe("risenDrain: a drain's bound the vendor's level outruns", () => {
+  const table: [string, number, number, number, number, number | undefined][] = [
+    // name, slope, its standard error, answers, ms, expected (bound 7.1, rate in force then 10.6)
+    ['9.9/s beyond doubt: raised to the slope less three errors', 9.9, 0.2, 40, 5000, 9.3],
+    [
+      'not beyond doubt (three errors take it under 5 % over the bound): no change',
+      9.9,
+      0.9,
+      40,
+      5000,
+      undefined,
+    ],
+    ['within 5 % of the bound: no change', 7.4, 0, 40, 5000, undefined],
+    ['over the rate in force at the throttle: raised to that rate only', 14, 0.1, 40, 5000, 10.6],
+    ['under RISE_MS of answers: nothing yet', 9.9, 0.2, 40, 2900, undefined],
+    ['under ten answers: nothing yet', 9.9, 0.2, 9, 5000, undefined],
+    ['a level falling: no change', -3, 0.1, 40, 5000, undefined],
+  ];
+  for (const [name, slope, slopeError, count, spanMs, expected] of table)
+    it(name, () => {
+      const got = risenDrain({ slope, slopeError, count, spanMs, drainUpper: 7.1, drainAt: 10.6 });
+      if (expected === undefined) assert.equal(got, undefined);
+      else assert.ok(got !== undefined && Math.abs(got - expected) < 1e-9, `${got}`);
+    });
+  it('a span asked twice as long (a raise a throttle refused): a 5 s line of 6 s asked says nothing yet', () =>
+    assert.equal(
+      risenDrain({
+        slope: 9.9,
+        slopeError: 0.2,
+        count: 40,
+        spanMs: 5000,
+        drainUpper: 7.1,
+        drainAt: 10.6,
+        minSpanMs: 6000,
+      }),
+      undefined,
+    ));
+  it('a drain raised to the rate in force or under it is no raise', () =>
+    assert.equal(
+      risenDrain({ slope: 9, slopeError: 0, count: 40, spanMs: 5000, drainUpper: 7.1, drainAt: 7.1 }),
+      undefined,
+    ));
+});
+
+describe("RemainingOnlyRate: a drain's bound the vendor's level outruns", () => {
+  // A vendor of 100 whose Remaining fell answer by answer at 20.3/s sent (a drain of about
+  // 16.7/s read at a throttle), then, from the pause's end on, answers at the rate in force while
+  // the vendor frees `frees` a second: Remaining climbs by what it frees over what we send (a
+  // bucket under its rate; or a window giving back what it took faster before, as a sliding
+  // counter's last window).
+  // `earlierMs`: first a throttle (at 40/s) paused that long, its quiet second, and 10 s of
+  // answers at 20.3/s with 10 left; all the rest that much later.
+  // `thenFrees`: then 2 s of answers at the rate in force while the vendor frees that much a
+  // second (Remaining falling), and a throttle.
+  function after(
+    frees: number,
+    pauseMs: number,
+    untilMs: number,
+    earlierMs = 0,
+    thenFrees?: number,
+  ): RemainingOnlyRate {
+    const r = new RemainingOnlyRate(0.1, 0.99);
+    let sent = 0;
+    let from = Number.NEGATIVE_INFINITY;
+    const start = earlierMs === 0 ? 0 : earlierMs + 11_000;
+    if (earlierMs > 0) {
+      r.throttled(0, 40, -Infinity);
+      from = earlierMs + 1000;
+      for (let t = from; t < start; t += 1000 / 20.3) {
+        sent++;
+        r.answer(t, 10, 100, sent, sent, 20.3, from);
+      }
+    }
+    for (let t = start; t < start + 2000; t += 1000 / 20.3) {
+      sent++;
+      r.answer(t, Math.max(1, 10 - Math.floor((t - start) / 250)), 100, sent, sent, 20.3, from);
+    }
+    r.throttled(start + 2000, 20.3, from);
+    const quietUntil = start + 2000 + pauseMs + 1000;
+    untilMs += start;
+    let left = 0;
+    let t = quietUntil - 1000;
+    // Answers at the rate in force until `until`, the vendor freeing `perSecond` (0 to 98 left).
+    const atPace = (perSecond: number, until: number): void => {
+      while (t < until) {
+        const rate = r.rate!;
+        t += 1000 / rate;
+        left = Math.min(98, Math.max(0, left + perSecond / rate - 1));
+        sent++;
+        r.answer(t, Math.floor(left), 100, sent, sent, rate, quietUntil);
+      }
+    };
+    atPace(frees, untilMs);
+    if (thenFrees !== undefined) {
+      atPace(thenFrees, t + 2000);
+      r.throttled(t, r.rate!, quietUntil);
+    }
+    return r;
+  }
+
+  it('read low at 16.7/s, the vendor then freeing 18/s: the bound rises (to 17.5/s or more, never over 20.3/s)', () => {
+    const r = after(18, 1000, 15_000);
+    assert.ok(Math.abs(after(18, 1000, 3000).upper - 16.7) < 0.2, 'the drain read');
+    assert.ok(r.upper >= 16.7 * 1.05 && r.upper <= 20.3, `upper ${r.upper}`);
+  });
+
+  it('throttled within 10 s of the raise, Remaining then read as a drain of 12/s: back to the bound before the raise, not under it', () => {
+    assert.ok(after(18, 1000, 13_000).upper >= 16.7 * 1.05, 'raised by 13 s');
+    const r = after(18, 1000, 13_000, 0, 12);
+    assert.ok(Math.abs(r.upper - 16.7) < 0.2, `upper ${r.upper}`);
+  });
+
+  it('a bucket freeing what the drain said (16.7/s): the bound stays', () =>
+    assert.ok(Math.abs(after(16.7, 1000, 15_000).upper - 16.7) < 0.2));
+
+  it('after a pause of 5 s, not within 5 s of its quiet second (a window longer than the pause still gives back what it took before it)', () => {
+    assert.ok(Math.abs(after(18, 5000, 13_000).upper - 16.7) < 0.2, 'within the pause length');
+    assert.ok(after(18, 5000, 20_000).upper >= 16.7 * 1.05, 'after it');
+  });
+
+  it('a pause of 1 s, 30 s after one of 40 s: not within 40 s of its quiet second (the longest pause of the last 5 minutes)', () => {
+    // The drain read here: about 17.3/s (the vendor then frees 19/s).
+    const read = after(19, 1000, 3000, 40_000).upper;
+    assert.ok(Math.abs(read - 17.3) < 0.2, `the drain read: ${read}`);
+    assert.equal(after(19, 1000, 40_000, 40_000).upper, read, 'within the longest pause');
+    assert.ok(after(19, 1000, 60_000, 40_000).upper >= read * 1.05, 'after it');
   });
 });
 
