@@ -517,6 +517,31 @@ describe("RemainingOnlyRate: a drain's bound the vendor's level outruns", () => 
   });
 });
 
+describe('RemainingOnlyRate.freesNothing: whether the vendor frees anything now', () => {
+  // 3 s of answers at 16/s from a vendor of 100: a fixed window spent from 60 (its level, what
+  // it accepted plus what it has left, stands), or a sliding log of 100 per 10 s at our pace
+  // (what left its log 10 s ago, 16/s, comes back: Remaining stays).
+  function fed(kind: 'fixed' | 'log'): RemainingOnlyRate {
+    const r = new RemainingOnlyRate(0.1, 0.99);
+    let sent = 0;
+    for (let t = 0; t <= 3000; t += 1000 / 16) {
+      sent++;
+      // Each answered 50 ms after it left, nothing admitted after it meanwhile.
+      r.answer(t, kind === 'fixed' ? Math.max(0, 60 - sent) : 10, 100, sent, sent, 16, -Infinity, {
+        at: t - 50,
+        upTo: sent,
+      });
+    }
+    return r;
+  }
+  it('a fixed window before its reset: nothing', () =>
+    assert.equal(fed('fixed').freesNothing(-Infinity, 16), true));
+  it('a sliding log at our pace: frees at it', () =>
+    assert.equal(fed('log').freesNothing(-Infinity, 16), false));
+  it('answers from before `from` (a pause): not read', () =>
+    assert.equal(fed('fixed').freesNothing(2500, 16), false));
+});
+
 describe('RemainingOnlyRate: a window read from our sends against a drain', () => {
   // A drain of about 16.7/s read at a throttle, then answers that fit a sliding window of 20 per
   // 500 ms (40/s) at 30/s sent: what we sent over the last 500 ms is what the vendor counts.
