@@ -394,6 +394,7 @@ export class RateController {
       // Read as a level only from answers that went through: a throttle's 0 is no average.
       if (!hasReset && signal.throttled !== true && this.#windowMs === 0) {
         this.#remainingOnly ??= new RemainingOnlyRate(this.#minRate, this.#o.targetShare);
+        const sent = this.#sentWhen(signal, now, traffic);
         this.#remainingOnly.answer(
           now,
           remaining,
@@ -402,12 +403,11 @@ export class RateController {
           traffic.admitted - traffic.inFlight - this.#throttles,
           this.#current,
           this.#pausedTill + 1000,
-          this.#sentWhen(signal, now, traffic),
+          sent,
         );
         // Less the requests sent after the answered one, where its round trip says which: an
         // answer back late says what was left before them (taken against what is in flight now,
         // one back 200 ms late lifted a hold with 3 left of a spent window).
-        const sent = this.#sentWhen(signal, now, traffic);
         if (!stale && sent !== undefined)
           this.#holdIfSpent(remaining, sent.upTo, traffic.admitted, now, store);
       }
@@ -495,12 +495,9 @@ export class RateController {
       // few milliseconds) then costs no extra interval.
       const held = store.snapshot(this.#level, now).tokens;
       // A pause ends a hold at nothing left (its probe was refused, or another in flight was).
-      const endHold = this.#holdFrom === undefined ? {} : { budget: { count: 0, until: now } };
-      if (this.#holdFrom !== undefined) this.#remainingOnly?.held(now);
-      this.#holdFrom = undefined;
       store.adjust(
         this.#level,
-        { pauseUntil: pausedUntil, capTokens: held - Math.floor(held), ...endHold },
+        { pauseUntil: pausedUntil, capTokens: held - Math.floor(held), ...this.#endHold(now) },
         now,
       );
       this.#probeAt = Math.max(pausedUntil, this.#probeAt === Number.POSITIVE_INFINITY ? 0 : this.#probeAt);
@@ -560,25 +557,33 @@ export class RateController {
     const from = this.#holdFrom;
     if (from !== undefined) {
       if (left < 1 && upTo <= from) return;
-      this.#remainingOnly?.held(now);
-      if (left < 1 && level <= this.#holdLevel + 1) {
-        // The probe took what was left and the vendor freed nothing (within a request: the count
-        // of what went after an answer, and so its place, errs by one): another one goes.
-        store.adjust(this.#level, { budget: { count: 1, until: now + HOLD_MAX_MS } }, now);
-        this.#holdFrom = admitted;
-        return;
-      }
-      store.adjust(this.#level, { budget: { count: 0, until: now } }, now);
-      this.#holdFrom = undefined;
+      // The probe took what was left and the vendor freed nothing (within a request: the count
+      // of what went after an answer, and so its place, errs by one): another one goes.
+      if (left < 1 && level <= this.#holdLevel + 1) this.#holdOne(admitted, now, store);
+      else store.adjust(this.#level, this.#endHold(now), now);
       return;
     }
     const ro = this.#remainingOnly;
     if (left >= 1 || ro === undefined || ro.windowMs !== undefined || now < this.#pausedTill) return;
     if (!ro.freesNothing(this.#pausedTill + 1000, this.#current)) return;
+    this.#holdLevel = level;
+    this.#holdOne(admitted, now, store);
+  }
+
+  // One request may go until its answer (10 s at most): the hold at nothing left, from `admitted`.
+  #holdOne(admitted: number, now: number, store: LevelOps): void {
     store.adjust(this.#level, { budget: { count: 1, until: now + HOLD_MAX_MS } }, now);
     this.#holdFrom = admitted;
-    this.#holdLevel = level;
-    ro.held(now);
+    this.#remainingOnly?.held(now);
+  }
+
+  // Ends a hold at nothing left, if one is in force: the adjustment that lifts its budget (none
+  // otherwise), and no drain is read across it (RemainingOnlyRate.held).
+  #endHold(now: number): { budget?: { count: number; until: number } } {
+    if (this.#holdFrom === undefined) return {};
+    this.#holdFrom = undefined;
+    this.#remainingOnly?.held(now);
+    return { budget: { count: 0, until: now } };
   }
 
   // Does `Remaining: 0` on an answer that went through mean nothing more until the reset? In

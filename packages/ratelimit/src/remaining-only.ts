@@ -749,6 +749,15 @@ export class RemainingOnlyRate {
     if (pauses.length > 16) pauses.shift();
   }
 
+  // The rates a throttle's bound and a drain's hold the pace under (the share of each that
+  // #checkStill and #checkRise weigh: which one binds).
+  #bounds(): { readonly byThrottle: number; readonly byDrain: number } {
+    return {
+      byThrottle: this.#throttleUpper * RemainingOnlyRate.upperShare,
+      byDrain: this.#drainUpper * this.#drainShare,
+    };
+  }
+
   // A drain's bound that holds the pace, read against the vendor's level (what it accepted and
   // has left, as answers came back) while the bucket is neither full nor at a reset's jump (a
   // window's, which a bucket never shows), from the drain's throttle or the last raise on: a line
@@ -760,11 +769,12 @@ export class RemainingOnlyRate {
     // 600 sent to at 29/s, paused 40 s at a time, frees that 29/s after each pause).
     let longest = 0;
     for (const p of this.#pauses) if (p.until >= now - MARGIN_BACK_MS) longest = Math.max(longest, p.ms);
+    const { byThrottle, byDrain } = this.#bounds();
     const drainHolds =
       now >= quietUntil + longest &&
       Number.isFinite(this.#drainUpper) &&
       this.#probe === undefined &&
-      this.#drainUpper * this.#drainShare <= this.#throttleUpper * RemainingOnlyRate.upperShare;
+      byDrain <= byThrottle;
     let rise = this.#rise;
     if (
       !drainHolds ||
@@ -809,8 +819,7 @@ export class RemainingOnlyRate {
   // bucket's rate read a point high, a bucket sits still.
   #checkStill(now: number, remaining: number, rate: number, ahead: number): void {
     const limit = this.#limit;
-    const byThrottle = this.#throttleUpper * RemainingOnlyRate.upperShare;
-    const byDrain = this.#drainUpper * this.#drainShare;
+    const { byThrottle, byDrain } = this.#bounds();
     const holds =
       (Number.isFinite(byThrottle) || Number.isFinite(byDrain)) &&
       rate >= 0.98 * this.#ceiling() &&
