@@ -475,14 +475,20 @@ export class RateController {
         this.#throttleAt = now;
         this.#recovering = true;
       }
-      // What we read from Remaining alone sent too much.
-      this.#remainingOnly?.throttled(
-        now,
-        this.#current,
-        this.#pausedTill + 1000,
-        traffic.inFlight,
-        finite(signal.roundTripMs) ? now - signal.roundTripMs : undefined,
-      );
+      // What we read from Remaining alone sent too much; where the request refused was one of
+      // ours the admission log still holds, its Retry-After says where the window ends.
+      const ro = this.#remainingOnly;
+      if (ro !== undefined) {
+        const sent = this.#sentWhen(signal, now, traffic);
+        ro.throttled(
+          now,
+          this.#current,
+          this.#pausedTill + 1000,
+          traffic.inFlight,
+          finite(signal.roundTripMs) ? now - signal.roundTripMs : undefined,
+          sent === undefined || !hasRetryAfter ? undefined : { upTo: sent.upTo, retryAfterMs },
+        );
+      }
     }
     let pausedUntil: number | undefined;
     if (pauseFor !== undefined) {

@@ -11,6 +11,9 @@
  *   falling while we send steadily means we send above q; that slope is q, read against when
  *   each answered request was counted, where its round trip says (countOrder).
  * - **A throttle** says the rate in force was too much: an upper bound.
+ * - **A refusal's Retry-After** says where the window it came in ends: from where that window
+ *   began (a reset read between two sends), a counter that took its limit of ours in it, no
+ *   more, has the one window vendors configure that fits (refusal-window.ts).
  * - **A full bucket** (Remaining at its limit less the request itself, answer after answer) says
  *   we send under its rate: a drain's bound, read low, creeps back up 1 % a second.
  * - **Remaining sitting still with room** under a bound says little by itself: under a throttle's
@@ -27,6 +30,7 @@
 import { LearnedMargin, MARGIN_BACK_MS, STEADY_MS } from './jitter-margin.js';
 import { LineSums } from './line-sums.js';
 import { type OwnReading, OwnSends, windowFromOwnSends } from './own-window.js';
+import { refusalEnd, windowFromRefusal } from './refusal-window.js';
 import { shortestResetWindowMs, windowFromResets } from './reset-period.js';
 import { ROUND_WINDOWS_MS } from './round-window.js';
 
@@ -538,6 +542,27 @@ export class RemainingOnlyRate {
   #saidAt = Number.NEGATIVE_INFINITY;
   // The last reset read: Remaining then, our admissions up to it then, and whether its send was said.
   #lastReset: { remaining: number; admitted: number; said: boolean } | undefined;
+  // Our admissions up to the last answer read for resets (its `upTo` where its send was said).
+  #lastUpTo = 0;
+  // The window begun at the last reset read with its sends said: after `lo` (the send of the
+  // answer before it, or the last window's least end) and by `hi` (the first answer after it);
+  // `after`, the send of the answer before, and `before`, our admissions up to it; where its end lies
+  // by the refusals in it so far (#readRefusal); the least and the most its answers said it
+  // counted of ours plus had left (#readOpened).
+  #opened:
+    | {
+        lo: number;
+        hi: number;
+        after: number;
+        before: number;
+        endLo: number;
+        endHi: number;
+        least: number;
+        most: number;
+      }
+    | undefined;
+  // The least end of the window the last refusal was in: none after it began before.
+  #endedAfter = Number.NEGATIVE_INFINITY;
   /** The window a fixed window resets at, read from Remaining's resets (ms), once known. */
   windowMs: number | undefined;
   // Whether that window was read from our sends (a sliding one), not from resets.
@@ -658,6 +683,7 @@ export class RemainingOnlyRate {
     this.#now = Math.max(this.#now, now);
     this.#margin.step(now, false, false);
     this.#readReset(now, remaining, admitted, quietUntil, sent);
+    if (sent !== undefined) this.#readOpened(remaining, sent);
     this.#readOwnWindow(now, remaining, limit, vendorCount);
     const recent = this.#recent;
     recent.push({
@@ -1017,9 +1043,11 @@ export class RemainingOnlyRate {
     }
     const last = this.#lastSaid === said ? this.#lastRemaining : undefined;
     const lastAt = this.#lastAnswerAt;
+    const lastUpTo = this.#lastUpTo;
     this.#lastRemaining = remaining;
     this.#lastAnswerAt = at;
     this.#lastSaid = said;
+    this.#lastUpTo = count;
     const jump = Math.max(3, this.#limit / 4);
     if (last === undefined || now < quietUntil - 1000 || remaining < last + jump) return;
     // Still the window of the last reset: what it showed then, less what we sent since.
@@ -1041,6 +1069,19 @@ export class RemainingOnlyRate {
       perSecond: this.#sendRate,
     });
     if (resets.length > RemainingOnlyRate.resetsKept) resets.shift();
+    // The vendor counted the answer's request somewhere between its send and its answer.
+    this.#opened = said
+      ? {
+          lo: Math.max(lastAt, this.#endedAfter),
+          hi: now,
+          after: lastAt,
+          before: lastUpTo,
+          endLo: Number.NEGATIVE_INFINITY,
+          endHi: Number.POSITIVE_INFINITY,
+          least: Number.POSITIVE_INFINITY,
+          most: Number.NEGATIVE_INFINITY,
+        }
+      : undefined;
     // Once read, the window stands until a throttle at its pace says it was not one.
     if (this.windowMs !== undefined) return;
     // A reset gives back what went in its window: at our pace, a window shorter than half the
@@ -1197,7 +1238,73 @@ export class RemainingOnlyRate {
    * A throttle at `current`, the rate in force. Once a second: the requests in flight then are
    * throttled together, and that is one event.
    */
-  throttled(now: number, current: number, quietUntil: number, inFlight = 0, sentAt?: number): void {
+  throttled(
+    now: number,
+    current: number,
+    quietUntil: number,
+    inFlight = 0,
+    sentAt?: number,
+    refusal?: { readonly upTo: number; readonly retryAfterMs: number },
+  ): void {
+    const read = this.windowMs !== undefined;
+    this.#throttled(now, current, quietUntil, inFlight, sentAt);
+    if (sentAt !== undefined && refusal !== undefined) this.#readRefusal(now, sentAt, refusal, read);
+  }
+
+  // Our requests the vendor took in the window opened at the last reset, up to the one sent at
+  // `sentAt`, the `upTo`-th of our admissions: those after the last answer before the reset,
+  // less those it refused.
+  #takenInOpened(opened: { after: number; before: number }, sentAt: number, upTo: number): number {
+    let refused = 0;
+    for (const t of this.#refusedSent) if (t > opened.after && t < sentAt) refused++;
+    return upTo - opened.before - refused;
+  }
+
+  // An answer in the window opened at the last reset: what the vendor counted of ours in it plus
+  // what it has left (a counter begun afresh there says its limit at every answer).
+  #readOpened(remaining: number, sent: SentWhen): void {
+    const opened = this.#opened;
+    if (opened === undefined || sent.at <= opened.after) return;
+    const level = remaining + this.#takenInOpened(opened, sent.at, sent.upTo);
+    opened.least = Math.min(opened.least, level);
+    opened.most = Math.max(opened.most, level);
+  }
+
+  // A refusal of a request sent at `sentAt`, the `upTo`-th of our admissions, with a Retry-After:
+  // where the window it was refused in ends, and from the window's start (#opened), how long it
+  // is (windowFromRefusal), unless a window was read before it (`read`: it stands or was dropped).
+  #readRefusal(
+    now: number,
+    sentAt: number,
+    refusal: { readonly upTo: number; readonly retryAfterMs: number },
+    read: boolean,
+  ): void {
+    const end = refusalEnd(sentAt, now, refusal.retryAfterMs);
+    this.#endedAfter = Math.max(this.#endedAfter, end.lo);
+    const opened = this.#opened;
+    if (opened === undefined || sentAt <= opened.hi) return;
+    opened.endLo = Math.max(opened.endLo, end.lo);
+    opened.endHi = Math.min(opened.endHi, end.hi);
+    if (read || this.windowMs !== undefined || !this.#limitKnown) return;
+    // All it took of ours, the refused request aside.
+    const taken = this.#takenInOpened(opened, sentAt, refusal.upTo - 1);
+    const w = windowFromRefusal({
+      startLo: opened.lo,
+      startHi: opened.hi,
+      end: { lo: opened.endLo, hi: opened.endHi },
+      level: { least: Math.min(opened.least, taken), most: Math.max(opened.most, taken) },
+      limit: this.#limit,
+      windows: ROUND_WINDOWS_MS,
+      maxWindowMs: this.#longestFixedWindow(),
+    });
+    if (w === undefined) return;
+    this.windowMs = w;
+    this.#windowOwn = false;
+    this.#windowSince = now;
+    this.#windowRate();
+  }
+
+  #throttled(now: number, current: number, quietUntil: number, inFlight: number, sentAt?: number): void {
     this.#now = Math.max(this.#now, now);
     // Remaining did not sit still across a throttle (#checkStill), nor did the level rise
     // (#checkRise), and a probe sent too much.
