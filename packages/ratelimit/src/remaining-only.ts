@@ -30,7 +30,7 @@
 import { LearnedMargin, MARGIN_BACK_MS, STEADY_MS } from './jitter-margin.js';
 import { LineSums } from './line-sums.js';
 import { type OwnReading, OwnSends, windowFromOwnSends } from './own-window.js';
-import { refusalEnd, windowFromRefusal } from './refusal-window.js';
+import { refusalEnd, type WindowEnd, windowFromRefusal } from './refusal-window.js';
 import { shortestResetWindowMs, windowFromResets } from './reset-period.js';
 import { ROUND_WINDOWS_MS } from './round-window.js';
 
@@ -472,6 +472,20 @@ interface Answer {
   readonly upTo?: number;
 }
 
+// A window begun at a reset read (RemainingOnlyRate's #opened).
+interface OpenedWindow {
+  lo: number;
+  hi: number;
+  after: number;
+  before: number;
+  endLo: number;
+  endHi: number;
+  least: number;
+  most: number;
+  refusedLast: number;
+  refusedTaken: number;
+}
+
 /**
  * A probe over a drain's bound: the share over the bound sent at, how long it waited for a window
  * to take that pace (`settle`), from when and until when Remaining is read, and its line.
@@ -548,21 +562,14 @@ export class RemainingOnlyRate {
   // answer before it, or the last window's least end) and by `hi` (the first answer after it);
   // `after`, the send of the answer before, and `before`, our admissions up to it; where its end lies
   // by the refusals in it so far (#readRefusal); the least and the most its answers said it
-  // counted of ours plus had left (#readOpened).
-  #opened:
-    | {
-        lo: number;
-        hi: number;
-        after: number;
-        before: number;
-        endLo: number;
-        endHi: number;
-        least: number;
-        most: number;
-      }
-    | undefined;
+  // counted of ours plus had left (#readOpened); the send of the last request it refused, and
+  // what it had taken of ours then.
+  #opened: OpenedWindow | undefined;
   // The least end of the window the last refusal was in: none after it began before.
   #endedAfter = Number.NEGATIVE_INFINITY;
+  // When a refusal came back while no answer since has shown room for a request sent after it
+  // (undefined: the last word had room). A request sent after that found the vendor spent still.
+  #spentSince: number | undefined;
   /** The window a fixed window resets at, read from Remaining's resets (ms), once known. */
   windowMs: number | undefined;
   // Whether that window was read from our sends (a sliding one), not from resets.
@@ -684,6 +691,8 @@ export class RemainingOnlyRate {
     this.#margin.step(now, false, false);
     this.#readReset(now, remaining, admitted, quietUntil, sent);
     if (sent !== undefined) this.#readOpened(remaining, sent);
+    if (this.#spentSince !== undefined && sent !== undefined && sent.at >= this.#spentSince && remaining > 0)
+      this.#spentSince = undefined;
     this.#readOwnWindow(now, remaining, limit, vendorCount);
     const recent = this.#recent;
     recent.push({
@@ -1069,6 +1078,11 @@ export class RemainingOnlyRate {
       perSecond: this.#sendRate,
     });
     if (resets.length > RemainingOnlyRate.resetsKept) resets.shift();
+    // The window this reset ended, if it refused a request: it ended after that request's send
+    // and before this answer came back.
+    const ended = this.#opened;
+    if (ended !== undefined && Number.isFinite(ended.refusedLast))
+      this.#readCounterWindow(ended, { lo: ended.refusedLast, hi: now }, ended.refusedTaken, now);
     // The vendor counted the answer's request somewhere between its send and its answer.
     this.#opened = said
       ? {
@@ -1080,6 +1094,8 @@ export class RemainingOnlyRate {
           endHi: Number.POSITIVE_INFINITY,
           least: Number.POSITIVE_INFINITY,
           most: Number.NEGATIVE_INFINITY,
+          refusedLast: Number.NEGATIVE_INFINITY,
+          refusedTaken: 0,
         }
       : undefined;
     // Once read, the window stands until a throttle at its pace says it was not one.
@@ -1247,7 +1263,14 @@ export class RemainingOnlyRate {
     refusal?: { readonly upTo: number; readonly retryAfterMs: number },
   ): void {
     const read = this.windowMs !== undefined;
-    this.#throttled(now, current, quietUntil, inFlight, sentAt);
+    // Sent after an earlier refusal came back, and no answer since showed room for a request
+    // sent after it: the vendor was spent still, and its refusal says nothing of the rate. Read
+    // as a throttle at the rate in force, each probe of a counter whose Retry-After falls short
+    // of its window's end (a constant `Retry-After: 1`) halved the rate: a fixed window of 100
+    // per 10 s was held at 2/s (19.8 % of its quota, never throttled again to say otherwise).
+    const spent = sentAt !== undefined && this.#spentSince !== undefined && sentAt >= this.#spentSince;
+    this.#throttled(now, current, quietUntil, inFlight, sentAt, spent);
+    this.#spentSince ??= now;
     if (sentAt !== undefined && refusal !== undefined) this.#readRefusal(now, sentAt, refusal, read);
   }
 
@@ -1285,13 +1308,23 @@ export class RemainingOnlyRate {
     if (opened === undefined || sentAt <= opened.hi) return;
     opened.endLo = Math.max(opened.endLo, end.lo);
     opened.endHi = Math.min(opened.endHi, end.hi);
-    if (read || this.windowMs !== undefined || !this.#limitKnown) return;
     // All it took of ours, the refused request aside.
     const taken = this.#takenInOpened(opened, sentAt, refusal.upTo - 1);
+    if (sentAt > opened.refusedLast) {
+      opened.refusedLast = sentAt;
+      opened.refusedTaken = taken;
+    }
+    if (!read) this.#readCounterWindow(opened, { lo: opened.endLo, hi: opened.endHi }, taken, now);
+  }
+
+  // The window of a counter that began at a reset (`opened`) and ends within `end`, having taken
+  // `taken` of ours by its last refusal (windowFromRefusal), unless a window is read already.
+  #readCounterWindow(opened: OpenedWindow, end: WindowEnd, taken: number, now: number): void {
+    if (this.windowMs !== undefined || !this.#limitKnown) return;
     const w = windowFromRefusal({
       startLo: opened.lo,
       startHi: opened.hi,
-      end: { lo: opened.endLo, hi: opened.endHi },
+      end,
       level: { least: Math.min(opened.least, taken), most: Math.max(opened.most, taken) },
       limit: this.#limit,
       windows: ROUND_WINDOWS_MS,
@@ -1304,7 +1337,14 @@ export class RemainingOnlyRate {
     this.#windowRate();
   }
 
-  #throttled(now: number, current: number, quietUntil: number, inFlight: number, sentAt?: number): void {
+  #throttled(
+    now: number,
+    current: number,
+    quietUntil: number,
+    inFlight: number,
+    sentAt: number | undefined,
+    spent: boolean,
+  ): void {
     this.#now = Math.max(this.#now, now);
     // Remaining did not sit still across a throttle (#checkStill), nor did the level rise
     // (#checkRise), and a probe sent too much.
@@ -1315,7 +1355,7 @@ export class RemainingOnlyRate {
       this.#refusedSent.push(sentAt);
       if (this.#refusedSent.length > REFUSED_KEPT) this.#refusedSent.shift();
     }
-    if (now - this.#throttledAt < 1000) return;
+    if (spent || now - this.#throttledAt < 1000) return;
     this.#throttledAt = now;
     const at = Math.min(this.rate ?? current, current);
     // A bucket throttles long after we passed its rate, Remaining falling answer by answer: what
@@ -1435,6 +1475,7 @@ export class RemainingOnlyRate {
     if (this.windowMs !== undefined) {
       this.windowMs = undefined;
       this.#resets.length = 0;
+      this.#opened = undefined;
     }
     // Just above what the vendor accepted: stay under it. Far above: halve, and read again. Our
     // start-up burst: the rate in force was not too much (halved, a 1 s log of 50 throttled by a
