@@ -413,6 +413,9 @@ export class RateController {
       }
     }
     if (hasRetryAfter) pauseFor = Math.max(pauseFor ?? 0, retryAfterMs);
+    // A request that went through: a Remaining-only vendor was not spent when it came.
+    if (signal.throttled !== true && finite(signal.roundTripMs))
+      this.#remainingOnly?.accepted(now - signal.roundTripMs);
     if (signal.throttled === true) {
       this.#throttles++;
       // A throttle that says nothing of the quota (at most a Retry-After): multiplicative
@@ -486,7 +489,7 @@ export class RateController {
           this.#pausedTill + 1000,
           traffic.inFlight,
           finite(signal.roundTripMs) ? now - signal.roundTripMs : undefined,
-          sent === undefined || !hasRetryAfter ? undefined : { upTo: sent.upTo, retryAfterMs },
+          hasRetryAfter ? { ...(sent === undefined ? {} : { upTo: sent.upTo }), retryAfterMs } : undefined,
         );
       }
     }

@@ -40,8 +40,9 @@ export function refusalEnd(sentAt: number, answeredAt: number, retryAfterMs: num
  * began at the reset ends: a sliding counter of 5 per 2 s, its Retry-After to its next 2 s
  * boundary, was read as 5 s); one whose level fell counts others' requests too, or had not begun
  * afresh at the reset. Undefined when none or
- * more than one fit (a window of 1 or 2 s never fits alone: its end is known to two seconds and
- * more), or the one that fits is over `maxWindowMs`.
+ * more than one fit (by a Retry-After, known to two seconds and more, a window of 1 or 2 s never
+ * fits alone; by where the vendor last refused and first accepted again, it may), or the one that
+ * fits is over `maxWindowMs`.
  */
 export function windowFromRefusal(input: {
   readonly startLo: number;

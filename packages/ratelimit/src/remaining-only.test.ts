@@ -1435,3 +1435,71 @@ describe('orderedFit: where on the way the vendor counts, read from which order 
     assert.equal(orderedFit(answers, [], 1000), undefined);
   });
 });
+
+describe('RemainingOnlyRate: a refusal that finds the vendor spent still', () => {
+  // A vendor of Limit 1 (Remaining 0 on every answer that goes through): one request accepted,
+  // one refused with a Retry-After of 1 s, 1.5 s apart, sent at 2/s. `probes`: no request goes
+  // through between the refusals (the vendor stays spent, as a counter whose Retry-After falls
+  // short of its window's end).
+  const drive = (o: { probes: boolean; sent: boolean }): number[] => {
+    const ro = new RemainingOnlyRate(0.1);
+    let admitted = 0;
+    let current = 2;
+    let quiet = Number.NEGATIVE_INFINITY;
+    const rates: number[] = [];
+    for (let k = 0; k < 10; k++) {
+      const t0 = k * 1500;
+      if (!o.probes || k === 0) {
+        admitted++;
+        ro.answer(
+          t0 + 100,
+          0,
+          1,
+          admitted,
+          admitted - k,
+          current,
+          quiet,
+          o.sent ? { at: t0, upTo: admitted } : undefined,
+        );
+        ro.accepted(t0);
+        current = ro.rate ?? current;
+      }
+      admitted++;
+      ro.throttled(t0 + 600, current, quiet, 0, t0 + 500, {
+        ...(o.sent ? { upTo: admitted } : {}),
+        retryAfterMs: 1000,
+      });
+      current = ro.rate ?? current;
+      quiet = t0 + 2600;
+      rates.push(current);
+    }
+    return rates;
+  };
+
+  it('refused again with nothing accepted between: the rate is not cut again', () => {
+    const rates = drive({ probes: true, sent: true });
+    assert.ok(
+      rates.every((r) => r === rates[0]),
+      rates.join(' '),
+    );
+  });
+
+  it('accepted between (Remaining 0 on each, a Limit of 1), with or without the admission log reaching back: each refusal cuts, as a throttle', () => {
+    // Cleared only by an answer with Remaining over 0 whose send the admission log said, the
+    // latch held the rate where the first refusal put it (the review's script: 1.00/s ten times).
+    for (const sent of [true, false]) {
+      const rates = drive({ probes: false, sent });
+      assert.ok(rates[9]! < rates[0]!, `${sent}: ${rates.join(' ')}`);
+    }
+  });
+
+  it('refused again without a Retry-After: that refusal cuts', () => {
+    const ro = new RemainingOnlyRate(0.1);
+    ro.answer(100, 5, 10, 1, 1, 20, Number.NEGATIVE_INFINITY, { at: 0, upTo: 1 });
+    ro.throttled(600, 20, Number.NEGATIVE_INFINITY, 0, 500, { upTo: 2, retryAfterMs: 1000 });
+    const first = ro.rate!;
+    ro.throttled(2700, first, 2600, 0, 2500);
+    ro.throttled(4700, ro.rate!, 2600, 0, 4500);
+    assert.ok(ro.rate! < first, `${first} -> ${ro.rate}`);
+  });
+});

@@ -453,6 +453,9 @@ export function risenDrain(input: {
 /** Under what share of our rate the vendor's level must rise for it to free nothing (see freesNothing). */
 const HOLD_FREES_SHARE = 0.25;
 
+/** How long a vendor may stay spent (see RemainingOnlyRate.throttled) before its refusals cut again: the longest window read from our sends. */
+const SPENT_LAPSE_MS = 120_000;
+
 /** A throttle this soon after a stale bound was dropped says it was not stale (see throttled). */
 const LIFT_TRIAL_MS = 10_000;
 
@@ -567,9 +570,12 @@ export class RemainingOnlyRate {
   #opened: OpenedWindow | undefined;
   // The least end of the window the last refusal was in: none after it began before.
   #endedAfter = Number.NEGATIVE_INFINITY;
-  // When a refusal came back while no answer since has shown room for a request sent after it
-  // (undefined: the last word had room). A request sent after that found the vendor spent still.
+  // When a refusal with a Retry-After came back while no request sent after it has been accepted
+  // (undefined: none, or one was). A request sent after that found the vendor spent still.
   #spentSince: number | undefined;
+  // Whether the vendor's Retry-After has been seen to say where its window ends (see
+  // #readRefusal): false once it contradicted itself or the reset that followed.
+  #retryAfterTrue = true;
   /** The window a fixed window resets at, read from Remaining's resets (ms), once known. */
   windowMs: number | undefined;
   // Whether that window was read from our sends (a sliding one), not from resets.
@@ -691,8 +697,6 @@ export class RemainingOnlyRate {
     this.#margin.step(now, false, false);
     this.#readReset(now, remaining, admitted, quietUntil, sent);
     if (sent !== undefined) this.#readOpened(remaining, sent);
-    if (this.#spentSince !== undefined && sent !== undefined && sent.at >= this.#spentSince && remaining > 0)
-      this.#spentSince = undefined;
     this.#readOwnWindow(now, remaining, limit, vendorCount);
     const recent = this.#recent;
     recent.push({
@@ -996,6 +1000,14 @@ export class RemainingOnlyRate {
    * goal fell off it. A fixed window or an expiring counter within its window: its level stands
    * until its reset. A log, a counter or a bucket sent to at its rate frees at about that rate.
    */
+  /**
+   * A request sent at `sentAt` (its round trip says when) went through: the vendor was no longer
+   * spent when it came, whatever its Remaining (the admission log need not reach back to it).
+   */
+  accepted(sentAt: number): void {
+    if (this.#spentSince !== undefined && sentAt >= this.#spentSince) this.#spentSince = undefined;
+  }
+
   freesNothing(from: number, rate: number): boolean {
     const perSecond = orderedFit(this.#since(from), this.#refusedSent, 1000)?.perSecond;
     return perSecond !== undefined && perSecond < HOLD_FREES_SHARE * rate;
@@ -1081,8 +1093,14 @@ export class RemainingOnlyRate {
     // The window this reset ended, if it refused a request: it ended after that request's send
     // and before this answer came back.
     const ended = this.#opened;
-    if (ended !== undefined && Number.isFinite(ended.refusedLast))
+    if (ended !== undefined && Number.isFinite(ended.refusedLast)) {
+      // The reset lies between the last answer read before it and this one: outside the end its
+      // Retry-After said, that said nothing true.
+      if (now <= ended.endLo || lastAt >= ended.endHi) this.#retryAfterTrue = false;
       this.#readCounterWindow(ended, { lo: ended.refusedLast, hi: now }, ended.refusedTaken, now);
+    }
+    // A window's least end still ahead: it was no end (a Retry-After of a day, or one that lied).
+    if (this.#endedAfter > now || !this.#retryAfterTrue) this.#endedAfter = Number.NEGATIVE_INFINITY;
     // The vendor counted the answer's request somewhere between its send and its answer.
     this.#opened = said
       ? {
@@ -1260,18 +1278,26 @@ export class RemainingOnlyRate {
     quietUntil: number,
     inFlight = 0,
     sentAt?: number,
-    refusal?: { readonly upTo: number; readonly retryAfterMs: number },
+    refusal?: { readonly upTo?: number; readonly retryAfterMs: number },
   ): void {
-    const read = this.windowMs !== undefined;
     // Sent after an earlier refusal came back, and no answer since showed room for a request
     // sent after it: the vendor was spent still, and its refusal says nothing of the rate. Read
     // as a throttle at the rate in force, each probe of a counter whose Retry-After falls short
     // of its window's end (a constant `Retry-After: 1`) halved the rate: a fixed window of 100
     // per 10 s was held at 2/s (19.8 % of its quota, never throttled again to say otherwise).
-    const spent = sentAt !== undefined && this.#spentSince !== undefined && sentAt >= this.#spentSince;
+    // Only with a Retry-After, and after one (a pause, then a probe; a refusal without one sets
+    // no pause, and the rate in force would go on into a spent vendor uncut), and not for good: a
+    // vendor spent longer than any window read here (2 minutes) is cut as before.
+    const spent =
+      refusal !== undefined &&
+      sentAt !== undefined &&
+      this.#spentSince !== undefined &&
+      sentAt >= this.#spentSince &&
+      now - this.#spentSince < SPENT_LAPSE_MS;
     this.#throttled(now, current, quietUntil, inFlight, sentAt, spent);
-    this.#spentSince ??= now;
-    if (sentAt !== undefined && refusal !== undefined) this.#readRefusal(now, sentAt, refusal, read);
+    if (refusal !== undefined && (this.#spentSince === undefined || !spent)) this.#spentSince = now;
+    if (sentAt !== undefined && refusal?.upTo !== undefined)
+      this.#readRefusal(now, sentAt, refusal.upTo, refusal.retryAfterMs);
   }
 
   // Our requests the vendor took in the window opened at the last reset, up to the one sent at
@@ -1295,26 +1321,29 @@ export class RemainingOnlyRate {
 
   // A refusal of a request sent at `sentAt`, the `upTo`-th of our admissions, with a Retry-After:
   // where the window it was refused in ends, and from the window's start (#opened), how long it
-  // is (windowFromRefusal), unless a window was read before it (`read`: it stands or was dropped).
-  #readRefusal(
-    now: number,
-    sentAt: number,
-    refusal: { readonly upTo: number; readonly retryAfterMs: number },
-    read: boolean,
-  ): void {
-    const end = refusalEnd(sentAt, now, refusal.retryAfterMs);
-    this.#endedAfter = Math.max(this.#endedAfter, end.lo);
+  // is (windowFromRefusal). Not once the Retry-After was seen to lie: two refusals of one window
+  // whose ends do not meet (a `Retry-After: 1` to a window 6 s from its end, then again a second
+  // later), or a reset outside the end it said (#readReset). Trusted then, a 10 s window refused
+  // 2.5 s in with `Retry-After: 1` read as 3 s.
+  #readRefusal(now: number, sentAt: number, upTo: number, retryAfterMs: number): void {
+    const end = refusalEnd(sentAt, now, retryAfterMs);
     const opened = this.#opened;
-    if (opened === undefined || sentAt <= opened.hi) return;
+    if (opened === undefined || sentAt <= opened.hi) {
+      if (this.#retryAfterTrue) this.#endedAfter = Math.max(this.#endedAfter, end.lo);
+      return;
+    }
     opened.endLo = Math.max(opened.endLo, end.lo);
     opened.endHi = Math.min(opened.endHi, end.hi);
+    if (opened.endLo >= opened.endHi) this.#retryAfterTrue = false;
+    if (this.#retryAfterTrue) this.#endedAfter = Math.max(this.#endedAfter, end.lo);
     // All it took of ours, the refused request aside.
-    const taken = this.#takenInOpened(opened, sentAt, refusal.upTo - 1);
+    const taken = this.#takenInOpened(opened, sentAt, upTo - 1);
     if (sentAt > opened.refusedLast) {
       opened.refusedLast = sentAt;
       opened.refusedTaken = taken;
     }
-    if (!read) this.#readCounterWindow(opened, { lo: opened.endLo, hi: opened.endHi }, taken, now);
+    if (this.#retryAfterTrue)
+      this.#readCounterWindow(opened, { lo: opened.endLo, hi: opened.endHi }, taken, now);
   }
 
   // The window of a counter that began at a reset (`opened`) and ends within `end`, having taken

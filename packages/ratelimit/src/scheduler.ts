@@ -460,7 +460,9 @@ export class Scheduler {
           // rejected a waiter of one key, the pass that followed admitted the next of another,
           // and the one behind it was predicted at 2000 ms against a deadline 1000 ms off and
           // rejected, where the memory store admits it at 1000 (a random seed of the conformance
-          // property). So the peek goes again, less those, until none left while it was out.
+          // property). So the peek goes again, less those, until none left while it was out. (This
+          // rests on the store answering in order and on a take's answer reaching its pass before
+          // a later peek's reaches this one: both go through the same #driveAsync.)
           const counted: Waiter[] = [];
           let ahead = 0;
           for (let w = list.head; w !== undefined; ) {
@@ -473,7 +475,7 @@ export class Scheduler {
                 if (entry.keyLevels.length > 0) ops.push([PEEK, entry.keyLevels, ahead + w.cost, now]);
                 if (account !== undefined) ops.push([PEEK, [account], ahead + w.cost, now]);
                 own = ops.length === 0 ? 0 : Math.max(0, ...(yield ops));
-                if (this.#sync !== undefined || !counted.some((x) => !x.listed)) break;
+                if (this.#sync !== undefined || !w.listed || !counted.some((x) => !x.listed)) break;
               }
               if (!w.listed) {
                 // Left while the store answered (an asynchronous store only).
