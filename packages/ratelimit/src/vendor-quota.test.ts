@@ -813,7 +813,7 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     // rate in force and halved it: 2-5/s at the window's reset, where nothing refuses a rate that
     // low to say otherwise (24.3-99.0 %, 74 % on average, 0 throttled once measured). Now such a refusal leaves the
     // rate alone, and the window is read from where the vendor last refused and first accepted
-    // again (97.4-99.0 %, <= 0.26 % throttled; a hold of one request after each such pause was
+    // again (97.7-99.0 %, <= 0.26 % throttled; a hold of one request after each such pause was
     // tried, and changed nothing the window read did not).
     const misses: string[] = [];
     for (const model of ['fixed-window', 'counter'] as const)
