@@ -1000,17 +1000,17 @@ export class RemainingOnlyRate {
    * goal fell off it. A fixed window or an expiring counter within its window: its level stands
    * until its reset. A log, a counter or a bucket sent to at its rate frees at about that rate.
    */
+  freesNothing(from: number, rate: number): boolean {
+    const perSecond = orderedFit(this.#since(from), this.#refusedSent, 1000)?.perSecond;
+    return perSecond !== undefined && perSecond < HOLD_FREES_SHARE * rate;
+  }
+
   /**
    * A request sent at `sentAt` (its round trip says when) went through: the vendor was no longer
    * spent when it came, whatever its Remaining (the admission log need not reach back to it).
    */
   accepted(sentAt: number): void {
     if (this.#spentSince !== undefined && sentAt >= this.#spentSince) this.#spentSince = undefined;
-  }
-
-  freesNothing(from: number, rate: number): boolean {
-    const perSecond = orderedFit(this.#since(from), this.#refusedSent, 1000)?.perSecond;
-    return perSecond !== undefined && perSecond < HOLD_FREES_SHARE * rate;
   }
 
   /** The limiter holds the level at nothing left (one request until its answer): see throttled. */
@@ -1280,8 +1280,8 @@ export class RemainingOnlyRate {
     sentAt?: number,
     refusal?: { readonly upTo?: number; readonly retryAfterMs: number },
   ): void {
-    // Sent after an earlier refusal came back, and no answer since showed room for a request
-    // sent after it: the vendor was spent still, and its refusal says nothing of the rate. Read
+    // Sent after an earlier refusal came back, and no request sent after that one went through
+    // since (accepted): the vendor was spent still, and its refusal says nothing of the rate. Read
     // as a throttle at the rate in force, each probe of a counter whose Retry-After falls short
     // of its window's end (a constant `Retry-After: 1`) halved the rate: a fixed window of 100
     // per 10 s was held at 2/s (19.8 % of its quota, never throttled again to say otherwise).
@@ -1327,15 +1327,14 @@ export class RemainingOnlyRate {
   // 2.5 s in with `Retry-After: 1` read as 3 s.
   #readRefusal(now: number, sentAt: number, upTo: number, retryAfterMs: number): void {
     const end = refusalEnd(sentAt, now, retryAfterMs);
-    const opened = this.#opened;
-    if (opened === undefined || sentAt <= opened.hi) {
-      if (this.#retryAfterTrue) this.#endedAfter = Math.max(this.#endedAfter, end.lo);
-      return;
+    const opened = this.#opened !== undefined && sentAt > this.#opened.hi ? this.#opened : undefined;
+    if (opened !== undefined) {
+      opened.endLo = Math.max(opened.endLo, end.lo);
+      opened.endHi = Math.min(opened.endHi, end.hi);
+      if (opened.endLo >= opened.endHi) this.#retryAfterTrue = false;
     }
-    opened.endLo = Math.max(opened.endLo, end.lo);
-    opened.endHi = Math.min(opened.endHi, end.hi);
-    if (opened.endLo >= opened.endHi) this.#retryAfterTrue = false;
     if (this.#retryAfterTrue) this.#endedAfter = Math.max(this.#endedAfter, end.lo);
+    if (opened === undefined) return;
     // All it took of ours, the refused request aside.
     const taken = this.#takenInOpened(opened, sentAt, upTo - 1);
     if (sentAt > opened.refusedLast) {

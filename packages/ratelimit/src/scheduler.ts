@@ -64,18 +64,39 @@ interface Waiter extends Linked<Waiter> {
 }
 
 /**
- * Drops from `counted` the waiters no longer waiting (admitted, or gone: see
- * revalidateDeadlines) and returns what they cost together.
+ * What revalidateDeadlines counts ahead of the next waiter of a lane: the cost of those before
+ * it, and on an asynchronous store the waiters themselves, so that one admitted (or gone) while
+ * a peek was out can come off (see there).
  */
-function dropGone(counted: Waiter[]): number {
-  let gone = 0;
-  let kept = 0;
-  for (const w of counted) {
-    if (!w.listed) gone += w.cost;
-    else counted[kept++] = w;
+class Ahead {
+  cost = 0;
+  readonly #waiters: Waiter[] | undefined;
+
+  constructor(asynchronous: boolean) {
+    this.#waiters = asynchronous ? [] : undefined;
   }
-  counted.length = kept;
-  return gone;
+
+  add(w: Waiter): void {
+    this.cost += w.cost;
+    this.#waiters?.push(w);
+  }
+
+  /** Whether one counted is no longer waiting (an asynchronous store only). */
+  get anyGone(): boolean {
+    return this.#waiters?.some((w) => !w.listed) ?? false;
+  }
+
+  /** Takes those no longer waiting off. */
+  dropGone(): void {
+    const waiters = this.#waiters;
+    if (waiters === undefined) return;
+    let kept = 0;
+    for (const w of waiters) {
+      if (!w.listed) this.cost -= w.cost;
+      else waiters[kept++] = w;
+    }
+    waiters.length = kept;
+  }
 }
 
 /** An opaque handle of one key's state. */
@@ -460,35 +481,27 @@ export class Scheduler {
           // rejected a waiter of one key, the pass that followed admitted the next of another,
           // and the one behind it was predicted at 2000 ms against a deadline 1000 ms off and
           // rejected, where the memory store admits it at 1000 (a random seed of the conformance
-          // property). So the peek goes again, less those, until none left while it was out. (This
-          // rests on the store answering in order and on a take's answer reaching its pass before
-          // a later peek's reaches this one: both go through the same #driveAsync.)
-          const counted: Waiter[] = [];
-          let ahead = 0;
+          // property). So the peek goes again, less those (Ahead), until none left while it was
+          // out. (This rests on the store answering in order and on a take's answer reaching its
+          // pass before a later peek's reaches this one: both go through the same #driveAsync.)
+          const ahead = new Ahead(this.#sync === undefined);
           for (let w = list.head; w !== undefined; ) {
             const next = w.next;
             if (w.deadline !== Number.POSITIVE_INFINITY) {
-              let own = 0;
-              for (;;) {
-                if (this.#sync === undefined) ahead -= dropGone(counted);
+              let own: number;
+              do {
+                ahead.dropGone();
                 const ops: Op[] = [];
-                if (entry.keyLevels.length > 0) ops.push([PEEK, entry.keyLevels, ahead + w.cost, now]);
-                if (account !== undefined) ops.push([PEEK, [account], ahead + w.cost, now]);
+                if (entry.keyLevels.length > 0) ops.push([PEEK, entry.keyLevels, ahead.cost + w.cost, now]);
+                if (account !== undefined) ops.push([PEEK, [account], ahead.cost + w.cost, now]);
                 own = ops.length === 0 ? 0 : Math.max(0, ...(yield ops));
-                if (this.#sync !== undefined || !w.listed || !counted.some((x) => !x.listed)) break;
-              }
+              } while (w.listed && ahead.anyGone);
               if (!w.listed) {
                 // Left while the store answered (an asynchronous store only).
               } else if (now + own > w.deadline)
                 this.#fail(w, 'deadline', new DeadlineExceededError(own, w.deadline));
-              else {
-                ahead += w.cost;
-                counted.push(w);
-              }
-            } else {
-              ahead += w.cost;
-              counted.push(w);
-            }
+              else ahead.add(w);
+            } else ahead.add(w);
             w = next;
           }
         }
