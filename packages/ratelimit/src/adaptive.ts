@@ -6,6 +6,7 @@ import type { QuotaSignal } from './quota-signal.js';
 import { RemainingOnlyRate, type SentWhen } from './remaining-only.js';
 import { bareThrottle, throttleCut } from './retry-after-rate.js';
 import { roundWindow } from './round-window.js';
+import { stallShare } from './stall-watch.js';
 import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
 import { coarseResetEnded, phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
@@ -127,6 +128,11 @@ export interface LevelTraffic {
   readonly admitted: number;
   /** Admissions on this level after a time; undefined where that is not known. */
   readonly admittedSince?: (t: number) => number | undefined;
+  /**
+   * How late this process's timers have fired lately (StallWatch; ms, 0 or undefined in virtual
+   * time): a paced window leaves that much room a window (see #ceiling).
+   */
+  readonly stallMs?: number;
 }
 
 export interface ObserveResult {
@@ -184,6 +190,8 @@ export class RateController {
   readonly #o: ResolvedAdaptive;
   readonly #minRate: number;
   #current: number;
+  // The stall allowance the last answer came with (LevelTraffic.stallMs).
+  #stallMs = 0;
   // Throttle recovery (CUBIC or AIMD) since the last bare throttle.
   #throttleAt = Number.NEGATIVE_INFINITY;
   #wMax = 0;
@@ -292,18 +300,28 @@ export class RateController {
     return this.nextChangeAt !== Number.POSITIVE_INFINITY;
   }
 
-  /** The rate the vendor allows as far as we know, times the target share, within the cap. */
+  /**
+   * The rate the vendor allows as far as we know, times the target share, within the cap; a
+   * window kept to a pace (see pace) spread over the window and the stall allowance.
+   */
   #ceiling(): number {
     let c = this.#level.ratePerSecond;
-    if (this.#limit !== undefined && this.#windowMs > 0)
-      c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#margin.share;
-    else if (this.#remainingOnly?.rate !== undefined) c = this.#remainingOnly.rate;
+    if (this.#limit !== undefined && this.#windowMs > 0) {
+      const windowMs = roundWindow(this.#windowMs);
+      c = ((this.#limit * 1000) / windowMs) * this.#margin.share;
+      if (this.#zeroFull !== true) c *= stallShare(windowMs, this.#stallMs);
+    } else if (this.#remainingOnly?.rate !== undefined) {
+      c = this.#remainingOnly.rate;
+      const own = this.#remainingOnly.ownWindow;
+      if (own !== undefined) c *= stallShare(own.windowMs, this.#stallMs);
+    }
     return Math.min(c, this.#o.maxRatePerSecond);
   }
 
   /** Applies one signal to the store. */
   observe(signal: QuotaSignal, now: number, store: LevelOps, traffic: LevelTraffic): ObserveResult {
     const { limit, remaining, resetSeconds, retryAfterMs } = signal;
+    this.#stallMs = traffic.stallMs ?? 0;
     const hasRetryAfter = finite(retryAfterMs) && retryAfterMs > 0;
     const hasRemaining = finite(remaining);
     const hasReset = finite(resetSeconds);

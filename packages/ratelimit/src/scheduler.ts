@@ -9,6 +9,7 @@ import {
 import type { Lane, LimiterEvent, LimiterListener, RejectReason } from './events.js';
 import { type Lease, NOOP_LEASE, RESOLVED_NOOP_LEASE, SlotLease } from './lease.js';
 import { Pacer, type PaceSpec } from './pacer.js';
+import { StallWatch } from './stall-watch.js';
 import { type LevelSpec, type RateStore, type SyncRateStore, syncOf } from './store.js';
 import { isStoreUnavailableError, StoreUnavailableError } from './store-unavailable.js';
 import { type Linked, WaitList } from './wait-list.js';
@@ -203,6 +204,16 @@ export class Scheduler {
   #log: AdmissionLog | undefined;
   // Levels kept to their own pace (see pace), by level id.
   readonly #pacers = new Map<string, Pacer>();
+  // How late the admission timer fires (see StallWatch).
+  readonly #stalls = new StallWatch();
+
+  /**
+   * How late this process's timers have fired lately (ms; 0 in virtual time): the allowance a
+   * pace to a vendor's window leaves for a stall between an admission and its request.
+   */
+  stallAllowanceMs(now: number): number {
+    return this.#stalls.allowanceMs(now);
+  }
 
   /** Keeps `level`'s admissions to a pace (see Pacer), or no longer (undefined). */
   pace(level: LevelSpec, spec: PaceSpec | undefined): void {
@@ -899,9 +910,11 @@ export class Scheduler {
     this.#timer = undefined;
     this.#timerAt = at;
     if (at === Number.POSITIVE_INFINITY) return;
-    this.#timer = this.#c.clock.setTimer(Math.max(0, at - now), () => {
+    const due = Math.max(at, now);
+    this.#timer = this.#c.clock.setTimer(due - now, () => {
       this.#timer = undefined;
       this.#timerAt = Number.POSITIVE_INFINITY;
+      this.#stalls.fired(due, this.#c.clock.now());
       this.pass();
     });
   }
