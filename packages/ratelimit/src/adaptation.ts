@@ -110,7 +110,9 @@ export class Adaptation {
     // From the first Remaining on, leases count what is in flight (they spend what is left).
     if (this.#leasesReturn && signal.remaining !== undefined && this.#scheduler !== undefined)
       this.#scheduler.countInFlight = true;
-    const result = c.observe(signal, now, this.#ops, traffic());
+    // The stall allowance from the scheduler's timers (StallWatch), whoever built the traffic.
+    const stallMs = this.#scheduler?.stallAllowanceMs(now) ?? 0;
+    const result = c.observe(signal, now, this.#ops, { ...traffic(), stallMs });
     if (c.active) this.#active.add(c);
     const s = this.#scheduler;
     if (s === undefined) return;

@@ -130,7 +130,8 @@ export interface LevelTraffic {
   readonly admittedSince?: (t: number) => number | undefined;
   /**
    * How late this process's timers have fired lately (StallWatch; ms, 0 or undefined in virtual
-   * time): a paced window leaves that much room a window (see #ceiling).
+   * time): a paced window leaves that much room a window (see #ceiling). Adaptation fills it in
+   * from its scheduler.
    */
   readonly stallMs?: number;
 }
@@ -190,8 +191,10 @@ export class RateController {
   readonly #o: ResolvedAdaptive;
   readonly #minRate: number;
   #current: number;
-  // The stall allowance the last answer came with (LevelTraffic.stallMs).
+  // The stall allowance the last answer came with (LevelTraffic.stallMs), and the share of the
+  // rate it left at the last ceiling (stallShare; 1 without a paced window).
   #stallMs = 0;
+  #stallFactor = 1;
   // Throttle recovery (CUBIC or AIMD) since the last bare throttle.
   #throttleAt = Number.NEGATIVE_INFINITY;
   #wMax = 0;
@@ -280,12 +283,7 @@ export class RateController {
    * each throttle a second of Retry-After).
    */
   get pace(): PaceSpec | undefined {
-    const window =
-      this.#windowMs <= 0
-        ? this.#remainingOnly?.ownWindow
-        : this.#limit === undefined || this.#zeroFull === true
-          ? undefined
-          : { windowMs: roundWindow(this.#windowMs), share: this.#margin.share };
+    const window = this.#pacedWindow();
     if (window === undefined) return undefined;
     return { perSecond: this.#current, toleranceMs: (window.windowMs * (1 / window.share - 1)) / 2 };
   }
@@ -300,22 +298,33 @@ export class RateController {
     return this.nextChangeAt !== Number.POSITIVE_INFINITY;
   }
 
+  // The window a pace keeps to (see pace): the one the vendor's limit and window say, unless its
+  // `Remaining: 0` was learned to mean full until its reset; or one read from Remaining alone.
+  #pacedWindow(): { readonly windowMs: number; readonly share: number } | undefined {
+    if (this.#windowMs <= 0) return this.#remainingOnly?.ownWindow;
+    if (this.#limit === undefined || this.#zeroFull === true) return undefined;
+    return { windowMs: roundWindow(this.#windowMs), share: this.#margin.share };
+  }
+
   /**
-   * The rate the vendor allows as far as we know, times the target share, within the cap; a
-   * window kept to a pace (see pace) spread over the window and the stall allowance.
+   * The rate the vendor allows as far as we know, times the target share, within the cap; for
+   * a paced window, spread over the window and the stall allowance (#stallFactor).
    */
   #ceiling(): number {
     let c = this.#level.ratePerSecond;
-    if (this.#limit !== undefined && this.#windowMs > 0) {
-      const windowMs = roundWindow(this.#windowMs);
-      c = ((this.#limit * 1000) / windowMs) * this.#margin.share;
-      if (this.#zeroFull !== true) c *= stallShare(windowMs, this.#stallMs);
-    } else if (this.#remainingOnly?.rate !== undefined) {
-      c = this.#remainingOnly.rate;
-      const own = this.#remainingOnly.ownWindow;
-      if (own !== undefined) c *= stallShare(own.windowMs, this.#stallMs);
-    }
-    return Math.min(c, this.#o.maxRatePerSecond);
+    if (this.#limit !== undefined && this.#windowMs > 0)
+      c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#margin.share;
+    else if (this.#remainingOnly?.rate !== undefined) c = this.#remainingOnly.rate;
+    const paced = this.#pacedWindow();
+    this.#stallFactor = paced === undefined ? 1 : stallShare(paced.windowMs, this.#stallMs);
+    return Math.min(c * this.#stallFactor, this.#o.maxRatePerSecond);
+  }
+
+  // The rate in force as it would be without the stall allowance: what RemainingOnlyRate weighs
+  // its reads against (a throttle at a window's pace is one at 98 % of it or more; the
+  // allowance is no part of that pace).
+  #rateBeforeStall(): number {
+    return this.#current / this.#stallFactor;
   }
 
   /** Applies one signal to the store. */
@@ -419,7 +428,7 @@ export class RateController {
           this.#limit,
           traffic.admitted,
           traffic.admitted - traffic.inFlight - this.#throttles,
-          this.#current,
+          this.#rateBeforeStall(),
           this.#pausedTill + 1000,
           sent,
         );
@@ -503,7 +512,7 @@ export class RateController {
         const sent = this.#sentWhen(signal, now, traffic);
         ro.throttled(
           now,
-          this.#current,
+          this.#rateBeforeStall(),
           this.#pausedTill + 1000,
           traffic.inFlight,
           finite(signal.roundTripMs) ? now - signal.roundTripMs : undefined,
@@ -592,7 +601,7 @@ export class RateController {
     }
     const ro = this.#remainingOnly;
     if (left >= 1 || ro === undefined || ro.windowMs !== undefined || now < this.#pausedTill) return;
-    if (!ro.freesNothing(this.#pausedTill + 1000, this.#current)) return;
+    if (!ro.freesNothing(this.#pausedTill + 1000, this.#rateBeforeStall())) return;
     this.#holdLevel = level;
     this.#holdOne(admitted, now, store);
   }

@@ -232,13 +232,8 @@ export function createLimiter(options: LimiterOptions): Limiter {
               inFlight: scheduler.inFlight,
               admitted: scheduler.admitted,
               admittedSince: (t: number) => scheduler.admittedSince(undefined, t),
-              stallMs: scheduler.stallAllowanceMs(clock.now()),
             }
-          : {
-              ...scheduler.keyState(key),
-              admittedSince: (t: number) => scheduler.admittedSince(key, t),
-              stallMs: scheduler.stallAllowanceMs(clock.now()),
-            },
+          : { ...scheduler.keyState(key), admittedSince: (t: number) => scheduler.admittedSince(key, t) },
       );
     },
     snapshot(key) {

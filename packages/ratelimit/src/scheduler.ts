@@ -579,7 +579,7 @@ export class Scheduler {
     if (this.#closed) return;
     let at = wakeAt;
     if (this.#waiting > 0 && this.#c.nextChangeAt) at = Math.min(at, Math.max(now, this.#c.nextChangeAt()));
-    this.#arm(this.#waiting > 0 ? at : Number.POSITIVE_INFINITY, now);
+    this.#arm(this.#waiting > 0 ? at : Number.POSITIVE_INFINITY);
   }
 
   // One pass: the next waiter to go (lane order, then arrival), its levels taken, until none can.
@@ -705,7 +705,7 @@ export class Scheduler {
     if (this.#closed) return;
     this.#rejectAll('closed', () => new LimiterClosedError());
     this.#closed = true;
-    this.#arm(Number.POSITIVE_INFINITY, 0);
+    this.#arm(Number.POSITIVE_INFINITY);
   }
 
   // The store failed (fail-closed): nobody waiting can be admitted by it now.
@@ -904,14 +904,17 @@ export class Scheduler {
     );
   }
 
-  #arm(at: number, now: number): void {
+  #arm(at: number): void {
     if (at === this.#timerAt) return;
     this.#timer?.cancel();
     this.#timer = undefined;
     this.#timerAt = at;
     if (at === Number.POSITIVE_INFINITY) return;
-    const due = Math.max(at, now);
-    this.#timer = this.#c.clock.setTimer(due - now, () => {
+    // Armed from the clock as it reads now, not the pass's start: the pass's own time is no
+    // lateness of the timer (StallWatch).
+    const armed = this.#c.clock.now();
+    const due = Math.max(at, armed);
+    this.#timer = this.#c.clock.setTimer(due - armed, () => {
       this.#timer = undefined;
       this.#timerAt = Number.POSITIVE_INFINITY;
       this.#stalls.fired(due, this.#c.clock.now());

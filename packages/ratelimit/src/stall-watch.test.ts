@@ -1,13 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import {
-  STALL_FLOOR_MS,
-  STALL_MEMORY_MS,
-  type StallSample,
-  StallWatch,
-  stallAllowance,
-} from './stall-watch.js';
+import { STALL_FLOOR_MS, STALL_MAX_SHARE, STALL_MEMORY_MS, StallWatch, stallShare } from './stall-watch.js';
+
+// The allowance by its definition, written apart from StallWatch's sliding maximum: of every
+// timer that fired late in the last minute, more than the floor, the largest lateness, rounded
+// up to a whole millisecond.
+const stallAllowance = (samples: readonly { at: number; lateMs: number }[], now: number): number =>
+  Math.ceil(
+    Math.max(
+      0,
+      ...samples
+        .filter((s) => s.at > now - STALL_MEMORY_MS && s.lateMs > STALL_FLOOR_MS)
+        .map((s) => s.lateMs),
+    ),
+  );
 
 describe('StallWatch', () => {
   it('allows for the largest stall over the floor in the last minute (a table)', () => {
@@ -17,6 +24,7 @@ describe('StallWatch', () => {
       ['on time (virtual time)', [[100, 100]], 100, 0],
       ["a timer's own lateness, at the floor", [[100, 100 + STALL_FLOOR_MS]], 200, 0],
       ['a stall of 11 ms', [[100, 111]], 200, 11],
+      ['a stall of 10.2 ms, rounded up', [[100, 110.2]], 200, 11],
       [
         'the largest of three',
         [
@@ -62,7 +70,7 @@ describe('StallWatch', () => {
         ),
         (steps) => {
           const w = new StallWatch();
-          const samples: StallSample[] = [];
+          const samples: { at: number; lateMs: number }[] = [];
           let now = 0;
           for (const { gap, late, ask } of steps) {
             now += gap;
@@ -76,5 +84,22 @@ describe('StallWatch', () => {
         },
       ),
     );
+  });
+
+  it('stallShare: the share of a window rate left for the allowance, at most a twentieth of the window (a table)', () => {
+    // [window ms, allowance ms, share]
+    const table: ReadonlyArray<[number, number, number]> = [
+      [1000, 0, 1],
+      [1000, 10, 1000 / 1010],
+      [10_000, 10, 10_000 / 10_010],
+      [1000, 49, 1000 / 1049],
+      // The cap: a stall of a second on a 1 s window leaves 1 / 1.05, not a half.
+      [1000, 1000, 1 / (1 + STALL_MAX_SHARE)],
+      // No window: nothing to spread over.
+      [0, 10, 1],
+      [Number.NaN, 10, 1],
+    ];
+    for (const [windowMs, stallMs, want] of table)
+      assert.equal(stallShare(windowMs, stallMs), want, `${windowMs} ms window, ${stallMs} ms`);
   });
 });

@@ -23,7 +23,7 @@ export const STALL_MEMORY_MS = 60_000;
 /** The allowance never takes more than this share of a window (a pace of 95 % of a 99 % one). */
 export const STALL_MAX_SHARE = 0.05;
 
-export interface StallSample {
+interface StallSample {
   /** When the late timer fired. */
   readonly at: number;
   /** How late it fired (ms). */
@@ -31,19 +31,11 @@ export interface StallSample {
 }
 
 /**
- * The allowance by its definition: the largest lateness over the floor among the samples of
- * the last `STALL_MEMORY_MS` (0 when there is none).
- */
-export function stallAllowance(samples: readonly StallSample[], now: number): number {
-  let most = 0;
-  for (const s of samples)
-    if (s.at > now - STALL_MEMORY_MS && s.lateMs > STALL_FLOOR_MS && s.lateMs > most) most = s.lateMs;
-  return most;
-}
-
-/**
- * The same allowance kept as timers fire (a sliding maximum: each sample drops the smaller ones
- * before it, which can never be the largest again), held to `stallAllowance` by a property.
+ * The allowance: the largest lateness over the floor among the late timers of the last
+ * `STALL_MEMORY_MS`, rounded up to a whole millisecond (so a new largest by a fraction changes
+ * no rate); 0 when there is none. Kept as timers fire as a sliding maximum (each sample drops
+ * the smaller ones before it, which can never be the largest again), held to the definition by
+ * a property (stall-watch.test.ts).
  */
 export class StallWatch {
   // Samples over the floor, by time, their lateness falling.
@@ -61,7 +53,7 @@ export class StallWatch {
   /** The allowance at `now` (ms). */
   allowanceMs(now: number): number {
     while (this.#kept.length > 0 && this.#kept[0]!.at <= now - STALL_MEMORY_MS) this.#kept.shift();
-    return this.#kept[0]?.lateMs ?? 0;
+    return Math.ceil(this.#kept[0]?.lateMs ?? 0);
   }
 }
 
