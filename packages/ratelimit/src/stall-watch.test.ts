@@ -86,14 +86,15 @@ describe('StallWatch', () => {
     );
   });
 
-  it('stallShare: the share of a window rate left for the allowance, at most a twentieth of the window (a table)', () => {
+  it('stallShare: the share of a window rate left for the allowance, at most a hundredth of the window (a table)', () => {
     // [window ms, allowance ms, share]
     const table: ReadonlyArray<[number, number, number]> = [
       [1000, 0, 1],
       [1000, 10, 1000 / 1010],
       [10_000, 10, 10_000 / 10_010],
-      [1000, 49, 1000 / 1049],
-      // The cap: a stall of a second on a 1 s window leaves 1 / 1.05, not a half.
+      [1000, 9, 1000 / 1009],
+      // The cap: a stall of 49 ms or of a second on a 1 s window leaves 1 / 1.01, not a half.
+      [1000, 49, 1 / (1 + STALL_MAX_SHARE)],
       [1000, 1000, 1 / (1 + STALL_MAX_SHARE)],
       // No window: nothing to spread over.
       [0, 10, 1],
