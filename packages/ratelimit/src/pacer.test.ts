@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import type { Clock, TimerHandle } from './clock.js';
 import { createLimiter } from './limiter.js';
 import { Pacer } from './pacer.js';
+import type { QuotaSignal } from './quota-signal.js';
 
 describe('Pacer', () => {
   it('a pause drops the lead; a faster pace is due from the last admission, a slower one keeps the turn owed (a table)', () => {
@@ -204,6 +205,55 @@ describe('a limiter paced to a vendor quota', () => {
     assertNo51(await run(true));
   });
 
+  // A limiter feeding a vendor's log of 50 (logOf50) on a LateClock whose event loop stalls as
+  // `late` says, until 40 s: `claims` queued at once, each counted `countAfterMs` after its
+  // admission (at once when 0: no timer, so no stall holds it up), answered `answerAfterMs` after
+  // that with `signal`, and sent again when refused. What was counted, and refused from `fromMs` on.
+  const feedLog = async (o: {
+    readonly late: (at: number) => number;
+    readonly claims: number;
+    readonly countAfterMs: number;
+    readonly answerAfterMs: number;
+    readonly fromMs: number;
+    readonly maxFires: number;
+    readonly signal: (answer: { ok: boolean; remaining: number; resetSeconds: number }) => QuotaSignal;
+  }): Promise<{ counted: number[]; refused: number; endedAt: number }> => {
+    const clock = new LateClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 100, burst: 50 }, clock });
+    const count = logOf50();
+    const counted: number[] = [];
+    let refused = 0;
+    const send = (): void => {
+      void limiter.acquire({ key: 'payer', lane: 'batch', deadline: 3_600_000 }).then(
+        (lease) => {
+          const arrive = (): void => {
+            const at = clock.now();
+            const answer = count(at);
+            if (answer.ok) counted.push(at);
+            else if (at >= o.fromMs) refused++;
+            clock.setTimer(o.answerAfterMs, () => {
+              lease.release();
+              void limiter.observe(o.signal(answer));
+              if (!answer.ok) send();
+            });
+          };
+          if (o.countAfterMs === 0) arrive();
+          else clock.setTimer(o.countAfterMs, arrive);
+        },
+        // Still waiting when the limiter closes.
+        () => undefined,
+      );
+    };
+    for (let i = 0; i < o.claims; i++) send();
+    await settle();
+    for (let n = 0; clock.now() < 40_000 && n < o.maxFires; n++) {
+      if (!clock.fireNext(o.late)) break;
+      await settle();
+    }
+    limiter.close();
+    return { counted, refused, endedAt: clock.now() };
+  };
+
   it('nor where the window is read from Remaining alone (a 1 s log of 50 saying only Limit and Remaining)', async () => {
     // Session 27, over loopback: the window read from our sends kept no pace, and each stall of
     // more than 10 ms was followed by a turn 8-10 ms after the late one; a second later the
@@ -211,44 +261,20 @@ describe('a limiter paced to a vendor quota', () => {
     // quota in three of four cells of the row). The vendor here is a log of its own: the
     // arrival times it admitted in the last second, 50 at most; its answers come 20 ms later.
     // The event loop stalls 15 ms every 3 s (the answers' timers wait too).
-    const clock = new LateClock();
-    const late = stalling(3000, 15);
-    const limiter = createLimiter({ account: { ratePerSecond: 100, burst: 50 }, clock });
-    const count = logOf50();
-    const times: number[] = [];
-    let refused = 0;
-    const send = (): void => {
-      void limiter.acquire({ key: 'payer', lane: 'batch', deadline: 3_600_000 }).then(
-        (lease) => {
-          const at = clock.now();
-          const { ok, remaining } = count(at);
-          if (ok) times.push(at);
-          else if (at >= 10_000) refused++;
-          clock.setTimer(20, () => {
-            lease.release();
-            void limiter.observe(
-              ok
-                ? { limit: 50, remaining }
-                : { limit: 50, remaining: 0, throttled: true, retryAfterMs: 1000 },
-            );
-            if (!ok) send();
-          });
-        },
-        // Still waiting when the limiter closes.
-        () => undefined,
-      );
-    };
-    for (let i = 0; i < 2000; i++) send();
-    await settle();
-    for (let n = 0; clock.now() < 40_000 && n < 20_000; n++) {
-      if (!clock.fireNext(late)) break;
-      await settle();
-    }
-    limiter.close();
+    const { counted, refused, endedAt } = await feedLog({
+      late: stalling(3000, 15),
+      claims: 2000,
+      countAfterMs: 0,
+      answerAfterMs: 20,
+      fromMs: 10_000,
+      maxFires: 20_000,
+      signal: ({ ok, remaining }) =>
+        ok ? { limit: 50, remaining } : { limit: 50, remaining: 0, throttled: true, retryAfterMs: 1000 },
+    });
     // Once the window stands (read from a run of answers, a few seconds in): none refused, no
     // 51 of ours in any second, and 98 % of the quota or more.
-    assert.ok(clock.now() >= 40_000, `stopped at ${clock.now().toFixed(0)} ms`);
-    const paced = times.filter((t) => t >= 10_000);
+    assert.ok(endedAt >= 40_000, `stopped at ${endedAt.toFixed(0)} ms`);
+    const paced = counted.filter((t) => t >= 10_000);
     assert.ok(paced.length >= 1400, `${paced.length} admitted from 10 s to 40 s`);
     assert.equal(refused, 0, `${refused} refused after 10 s`);
     assertNo51(paced, 10_000);
@@ -269,58 +295,30 @@ describe('a limiter paced to a vendor quota', () => {
       // Retry-After. Here the vendor counts a request 5 ms after its admission (a timer: a stall
       // holds it up too) and the event loop stalls 18 ms every 1.3 s. Without the allowance: 2
       // refused after 5 s with X-RateLimit headers (the second throttle within a minute steps the
-      // margin; see jitter-margin.ts). With Limit and Remaining alone, RemainingOnlyRate weighs
-      // its reads against the rate before the allowance (a review: a throttle at the lowered rate
-      // read as under the window's pace).
-      const clock = new LateClock();
-      const late = stalling(1300, 18);
-      const limiter = createLimiter({ account: { ratePerSecond: 100, burst: 50 }, clock });
-      const count = logOf50();
-      const counted: number[] = [];
-      let refused = 0;
-      const send = (): void => {
-        void limiter.acquire({ key: 'payer', lane: 'batch', deadline: 3_600_000 }).then(
-          (lease) => {
-            clock.setTimer(5, () => {
-              const at = clock.now();
-              const { ok, remaining, resetSeconds } = count(at);
-              if (ok) counted.push(at);
-              else if (at >= fromMs) refused++;
-              clock.setTimer(10, () => {
-                lease.release();
-                void limiter.observe(
-                  ok
-                    ? {
-                        limit: 50,
-                        remaining,
-                        roundTripMs: 15,
-                        ...(headers === 'x-ratelimit' ? { resetSeconds } : {}),
-                      }
-                    : {
-                        limit: 50,
-                        remaining: 0,
-                        throttled: true,
-                        retryAfterMs: 1000,
-                        roundTripMs: 15,
-                        ...(headers === 'x-ratelimit' ? { resetSeconds } : {}),
-                      },
-                );
-                if (!ok) send();
-              });
-            });
-          },
-          // Still waiting when the limiter closes.
-          () => undefined,
-        );
-      };
-      for (let i = 0; i < 2500; i++) send();
-      await settle();
-      for (let n = 0; clock.now() < 40_000 && n < 40_000; n++) {
-        if (!clock.fireNext(late)) break;
-        await settle();
-      }
-      limiter.close();
-      assert.ok(clock.now() >= 40_000, `stopped at ${clock.now().toFixed(0)} ms`);
+      // margin; see jitter-margin.ts), 1 after 10 s with Limit and Remaining alone. (The review's
+      // correction for Remaining alone, its reads weighed against the rate before the allowance,
+      // is not held here: with the allowance this vendor never refuses, so it is never reached.)
+      const reset = (resetSeconds: number) => (headers === 'x-ratelimit' ? { resetSeconds } : {});
+      const { counted, refused, endedAt } = await feedLog({
+        late: stalling(1300, 18),
+        claims: 2500,
+        countAfterMs: 5,
+        answerAfterMs: 10,
+        fromMs,
+        maxFires: 40_000,
+        signal: ({ ok, remaining, resetSeconds }) =>
+          ok
+            ? { limit: 50, remaining, roundTripMs: 15, ...reset(resetSeconds) }
+            : {
+                limit: 50,
+                remaining: 0,
+                throttled: true,
+                retryAfterMs: 1000,
+                roundTripMs: 15,
+                ...reset(resetSeconds),
+              },
+      });
+      assert.ok(endedAt >= 40_000, `stopped at ${endedAt.toFixed(0)} ms`);
       // From then on: none refused, and 98 % of the quota less the allowance for the stalls.
       assert.equal(refused, 0, `${refused} refused after ${fromMs} ms`);
       const paced = counted.filter((t) => t >= fromMs);

@@ -9,7 +9,7 @@
  * four 40 s runs: each time one request counted 10-14 ms after it was admitted, its admission on
  * time and the timers around it too. The stall itself is seen only when a timer is due within
  * it, and the ones seen were of the same size (3-11 ms, several a run), so the pace leaves room
- * for the largest seen lately (AdaptiveRate's ceiling, by `stallShare`), not for the one that hit.
+ * for the largest seen lately (RateController's ceiling, by `stallShare`), not for the one that hit.
  *
  * In virtual time timers fire when due: nothing is seen, and no pace changes.
  */
