@@ -9,7 +9,15 @@ import { roundWindow } from './round-window.js';
 import { stallShare } from './stall-watch.js';
 import type { LevelOps, LevelSpec } from './store.js';
 import { inRange, positive } from './validate.js';
-import { coarseResetEnded, phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
+import {
+  coarseResetEnded,
+  MIN_RESET_WINDOW_MS,
+  phaseAfter,
+  resetByPhase,
+  resetSaysNextFit,
+  windowAfter,
+  windowBegan,
+} from './vendor-window.js';
 import { WindowEnd } from './window-end.js';
 
 /** How a limiter follows the vendor's quota signals. */
@@ -210,8 +218,10 @@ export class RateController {
   // A declared window's phase: the last reset read, and when a window was last seen to begin.
   #lastResetMs: number | undefined;
   #beganAt: number | undefined;
-  // A vendor with Remaining and no reset: its rate read from how Remaining moves.
+  // A vendor with Remaining and no reset, or a reset that is the time until one more request
+  // fits (#resetNextFit): its rate read from how Remaining moves.
   #remainingOnly: RemainingOnlyRate | undefined;
+  #resetNextFit = false;
   #pausedTill = Number.NEGATIVE_INFINITY;
   // The share of the vendor's advertised rate aimed at, learned from throttles (jitterMargin).
   readonly #margin: LearnedMargin;
@@ -336,14 +346,23 @@ export class RateController {
     const hasReset = finite(resetSeconds);
     if (finite(limit) && limit > 0) this.#limit = limit;
     const resetMs = hasReset ? resetSeconds * 1000 : undefined;
-    // The window the vendor declares, or else the longest reset (see windowAfter).
+    // The window the vendor declares, or else the longest reset (see windowAfter), unless its
+    // reset is the time until one more fits: that measures no window (see resetSaysNextFit).
     ({ windowMs: this.#windowMs, declared: this.#windowDeclared } = windowAfter({
       windowMs: this.#windowMs,
       declared: this.#windowDeclared,
       declaredMs: finite(signal.windowSeconds) ? signal.windowSeconds * 1000 : undefined,
-      resetMs,
+      resetMs: this.#resetNextFit ? undefined : resetMs,
       maxPauseMs: this.#o.maxPauseMs,
     }));
+    this.#resetNextFit ||= resetSaysNextFit({
+      windowMs: this.#windowMs,
+      declared: this.#windowDeclared,
+      throttled: signal.throttled === true,
+      limit: this.#limit,
+      remaining: hasRemaining ? remaining : undefined,
+      resetMs,
+    });
     // With a declared window, the phase of a fixed window's resets sharpens a coarse one.
     let phaseResetMs = resetMs;
     if (resetMs !== undefined && this.#windowDeclared) {
@@ -352,7 +371,7 @@ export class RateController {
       this.#lastResetMs = resetMs;
       phaseResetMs = resetByPhase({ resetMs, now, windowMs: this.#windowMs, beganAt: this.#beganAt });
     }
-    if (resetMs !== undefined && finite(signal.roundTripMs))
+    if (resetMs !== undefined && !this.#resetNextFit && finite(signal.roundTripMs))
       this.#windowEnd.add(now, resetMs, signal.roundTripMs);
     // A refusal of a request admitted after a pause at 0 ended at `due`: was it early (WindowEnd)?
     if (signal.throttled === true && finite(signal.roundTripMs)) {
@@ -418,8 +437,10 @@ export class RateController {
           now,
         );
       }
-      // Read as a level only from answers that went through: a throttle's 0 is no average.
-      if (!hasReset && signal.throttled !== true && this.#windowMs === 0) {
+      // Read as a level only from answers that went through: a throttle's 0 is no average. Where
+      // no reset says a window: none said, or one that says "now" (resetSaysNextFit).
+      const noWindowSaid = resetMs === undefined || this.#resetNextFit || resetMs < MIN_RESET_WINDOW_MS;
+      if (noWindowSaid && signal.throttled !== true && this.#windowMs === 0) {
         this.#remainingOnly ??= new RemainingOnlyRate(this.#minRate, this.#o.targetShare);
         const sent = this.#sentWhen(signal, now, traffic);
         this.#remainingOnly.answer(

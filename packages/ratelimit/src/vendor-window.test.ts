@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { coarseResetEnded, phaseAfter, resetByPhase, windowAfter, windowBegan } from './vendor-window.js';
+import {
+  coarseResetEnded,
+  phaseAfter,
+  resetByPhase,
+  resetSaysNextFit,
+  windowAfter,
+  windowBegan,
+} from './vendor-window.js';
 
 describe('windowAfter (the vendor window the limiter reads its rate over)', () => {
   const o = { windowMs: 0, declared: false, maxPauseMs: 300_000 };
@@ -15,6 +22,8 @@ describe('windowAfter (the vendor window the limiter reads its rate over)', () =
       { windowMs: 9000, declared: false },
     ],
     ['a day-long reset is no rate', { resetMs: 86_400_000 }, { windowMs: 0, declared: false }],
+    ['a reset under a millisecond says "now", no window', { resetMs: 0.4 }, { windowMs: 0, declared: false }],
+    ['a reset of a millisecond is one', { resetMs: 1 }, { windowMs: 1, declared: false }],
     [
       'a declared window wins over the resets read',
       { windowMs: 8700, declaredMs: 10_000 },
@@ -64,6 +73,32 @@ describe('windowAfter (the vendor window the limiter reads its rate over)', () =
       ),
     );
   });
+});
+
+describe('resetSaysNextFit (a reset that is the time until one more request fits)', () => {
+  const o = { windowMs: 0, declared: false, throttled: false, limit: 100, remaining: 45, resetMs: 0 };
+  type In = Partial<Parameters<typeof resetSaysNextFit>[0]>;
+  const table: ReadonlyArray<[string, In, boolean]> = [
+    ['half the limit or less left, a reset of 0, no window read yet: yes', {}, true],
+    ['exactly half left', { remaining: 50 }, true],
+    ['a reset under a millisecond (a loopback round trip took less than it off)', { resetMs: 0.4 }, true],
+    [
+      'more than half left: not yet (a bucket read short by half a round trip says 0 at first)',
+      { remaining: 51 },
+      false,
+    ],
+    ['nothing left: a sliding log about to free one says that too', { remaining: 0 }, false],
+    ['a reset of a millisecond or more', { resetMs: 1 }, false],
+    ['a window read already (a reset said one before half the limit was gone)', { windowMs: 1000 }, false],
+    ['a declared window', { declared: true }, false],
+    ['a refusal', { throttled: true }, false],
+    ['no limit said', { limit: undefined }, false],
+    ['no Remaining', { remaining: undefined }, false],
+    ['no reset', { resetMs: undefined }, false],
+  ];
+  for (const [label, input, want] of table) {
+    it(label, () => assert.equal(resetSaysNextFit({ ...o, ...input }), want));
+  }
 });
 
 describe('windowBegan and resetByPhase (a declared fixed window read to the millisecond)', () => {

@@ -4,8 +4,9 @@
  * longest reset it reported (a fixed window's reset is at most the window; a sliding log's, the
  * time until its oldest request leaves; a token bucket's, its time to full), read short by a
  * round trip and coarse when the reset is in whole seconds. A window longer than the longest
- * pause is a quota of a day or so, not a rate: not taken, declared or not. A pure decision,
- * tested as a table in vendor-window.test.ts.
+ * pause is a quota of a day or so, not a rate: not taken, declared or not; nor is a reset under
+ * a millisecond (MIN_RESET_WINDOW_MS: a reset that says "now", see resetSaysNextFit). A pure
+ * decision, tested as a table in vendor-window.test.ts.
  */
 export function windowAfter(input: {
   /** The window so far (0: none yet). */
@@ -22,9 +23,52 @@ export function windowAfter(input: {
   if (declaredMs !== undefined && Number.isFinite(declaredMs) && declaredMs > 0 && declaredMs <= maxPauseMs)
     return { windowMs: declaredMs, declared: true };
   if (declared) return { windowMs, declared };
-  if (resetMs !== undefined && resetMs > windowMs && resetMs <= maxPauseMs)
+  if (resetMs !== undefined && resetMs >= MIN_RESET_WINDOW_MS && resetMs > windowMs && resetMs <= maxPauseMs)
     return { windowMs: resetMs, declared: false };
   return { windowMs, declared };
+}
+
+/** The shortest reset read as a window (ms): less is a reset that says "now". */
+export const MIN_RESET_WINDOW_MS = 1;
+
+/**
+ * Whether a vendor's reset is the time until one more request fits rather than a window's end
+ * (a sliding counter as gateways in the Cloudflare and nginx style estimate a window write it,
+ * `X-RateLimit-Reset: 0.001` while there is room): an answer that went through says half its
+ * limit or less is left, and a reset under MIN_RESET_WINDOW_MS, before any reset said a window.
+ * Such a reset measures no window: read as the longest reset, the vendor's rate is never read
+ * while it has room (100 per 10 s sent at 5/s: exactly half its quota, the advertised limit
+ * never taken), and once it is spent the reset is the time to the next request (a window of
+ * 100-800 ms for 100 per 10 s: 6-15 % throttled). Its Remaining says the rate, as a vendor's
+ * without a reset does (RemainingOnlyRate). Every other vendor says a window before half its
+ * limit is gone: a fixed window's reset is its end, a sliding log's when its oldest request
+ * leaves (a window away at first), a bucket's its time to full (half a window once half is
+ * spent), each read short by half a round trip only. A declared window (IETF `w`) is the
+ * window, whatever its resets. A pure decision, tested as a table in vendor-window.test.ts.
+ */
+export function resetSaysNextFit(input: {
+  /** The window read so far (0: none yet). */
+  readonly windowMs: number;
+  readonly declared: boolean;
+  readonly throttled: boolean;
+  readonly limit: number | undefined;
+  readonly remaining: number | undefined;
+  /** The reset as the limiter reads it (less half the round trip), if the answer had one. */
+  readonly resetMs: number | undefined;
+}): boolean {
+  const { windowMs, declared, throttled, limit, remaining, resetMs } = input;
+  return (
+    !declared &&
+    windowMs === 0 &&
+    !throttled &&
+    limit !== undefined &&
+    remaining !== undefined &&
+    resetMs !== undefined &&
+    remaining >= 1 &&
+    remaining <= limit / 2 &&
+    resetMs >= 0 &&
+    resetMs < MIN_RESET_WINDOW_MS
+  );
 }
 
 /**
