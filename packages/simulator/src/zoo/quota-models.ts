@@ -31,6 +31,7 @@ export type QuotaModelName =
   | 'expiring-counter'
   | 'sliding-log'
   | 'sliding-counter'
+  | 'sliding-counter-next-fit'
   | 'token-bucket'
   | 'gcra';
 
@@ -131,9 +132,15 @@ export function slidingLog(limit: number, windowMs: number): QuotaModel {
  * The weighted two-window estimate many gateways use: the previous window's count weighted by
  * the part of it still inside the sliding window, plus the current count, is below `limit`
  * before a request is admitted;
- * reset = time to the current fixed window's end (when the estimate drops, not to zero).
+ * reset = time to the current fixed window's end (when the estimate drops, not to zero), or with
+ * `reset: 'next-fit'` (`sliding-counter-next-fit`, held out of the zoo's table) the time until one
+ * more request would be admitted: 0 while there is room, as some gateways write it.
  */
-export function slidingCounter(limit: number, windowMs: number): QuotaModel {
+export function slidingCounter(
+  limit: number,
+  windowMs: number,
+  reset: 'window-end' | 'next-fit' = 'window-end',
+): QuotaModel {
   let index = Number.NEGATIVE_INFINITY;
   let prev = 0;
   let cur = 0;
@@ -143,7 +150,7 @@ export function slidingCounter(limit: number, windowMs: number): QuotaModel {
     return (prev * (windowMs - elapsed)) / windowMs + cur;
   };
   return {
-    name: 'sliding-counter',
+    name: reset === 'next-fit' ? 'sliding-counter-next-fit' : 'sliding-counter',
     ratePerSecond: (limit * 1000) / windowMs,
     arrive(now) {
       const i = Math.floor(now / windowMs);
@@ -157,19 +164,21 @@ export function slidingCounter(limit: number, windowMs: number): QuotaModel {
       const end = (i + 1) * windowMs;
       const resetMs = end - now;
       // When one more would fit: the previous window's weight must fall by what is missing.
-      let retryAfterMs = resetMs;
+      let nextFitMs = resetMs;
       const missing = estimate(now) - limit + 1e-9;
-      if (!admitted && prev > 0) {
+      if (missing <= 0) nextFitMs = 0;
+      else if (prev > 0) {
         const dt = (missing * windowMs) / prev;
-        if (now + dt < end) retryAfterMs = dt;
+        if (now + dt < end) nextFitMs = dt;
       }
+      const retryAfterMs = admitted ? 0 : nextFitMs;
       return {
         admitted,
         report: {
           limit,
           remaining: Math.max(0, Math.floor(limit - estimate(now))),
-          resetMs,
-          retryAfterMs: admitted ? 0 : retryAfterMs,
+          resetMs: reset === 'next-fit' ? nextFitMs : resetMs,
+          retryAfterMs,
           policy,
         },
       };
@@ -260,6 +269,8 @@ export function quotaModel(name: QuotaModelName, ratePerSecond = 20, windowMs = 
       return slidingLog(perWindow, windowMs);
     case 'sliding-counter':
       return slidingCounter(perWindow, windowMs);
+    case 'sliding-counter-next-fit':
+      return slidingCounter(perWindow, windowMs, 'next-fit');
     case 'token-bucket':
       return tokenBucket(perWindow, ratePerSecond);
     case 'gcra':

@@ -8,6 +8,7 @@ import {
   gcra,
   QUOTA_MODELS,
   quotaModel,
+  slidingCounter,
   slidingLog,
   tokenBucket,
 } from './quota-models.js';
@@ -99,6 +100,31 @@ describe('vendor zoo: the quota models keep their own definitions', () => {
     for (const t of [0, 100, 200]) fw.arrive(t);
     assert.equal(fw.arrive(300).report.resetMs, 700);
     for (const t of [1000, 1001, 1002]) assert.ok(fw.arrive(t).admitted);
+  });
+
+  it("property: a next-fit sliding counter's reset is when one more request would be admitted, found by trying", () => {
+    // The reference replays the arrivals on a fresh counter and tries one more request just
+    // before and just after the reset said (0 while there is room: one more is admitted now).
+    fc.assert(
+      fc.property(arrivals, (ts) => {
+        const counter = slidingCounter(5, 1000, 'next-fit');
+        for (const [i, t] of ts.entries()) {
+          const { resetMs } = counter.arrive(t).report;
+          const tryAt = (at: number): boolean => {
+            const replay = slidingCounter(5, 1000, 'next-fit');
+            for (const u of ts.slice(0, i + 1)) replay.arrive(u);
+            return replay.arrive(at).admitted;
+          };
+          if (resetMs === 0) assert.ok(tryAt(t), `at ${t}: room, so one more now`);
+          else {
+            // (Time only moves on: no try before this arrival.)
+            if (resetMs > 0.01) assert.ok(!tryAt(t + resetMs - 0.01), `at ${t}: not before ${resetMs} ms`);
+            assert.ok(tryAt(t + resetMs + 0.01), `at ${t}: one more at ${resetMs} ms`);
+          }
+        }
+      }),
+      { numRuns: 50 },
+    );
   });
 
   it("a token bucket's reset is its time to full", () => {
@@ -340,6 +366,40 @@ describe('vendor zoo against the limiter (virtual time)', () => {
     });
     assert.ok(r.goodputPct >= 98, `${r.goodputPct.toFixed(1)} %`);
     assert.ok(r.throttledPct <= 0.5, `${r.throttledPct.toFixed(2)} % throttled`);
+  });
+
+  it('a sliding counter of 100 per 10 s whose X-RateLimit-Reset is the time until one more fits (held out), slow round trips: read from Remaining, >= 95 %, <= 0.5 % throttled', async () => {
+    // Before: 50.0 % configured at half the quota (no reset said a window while there was room,
+    // so the advertised limit never lifted the configured rate), 6.1-14.5 % throttled at twice it
+    // (once spent, the reset is the time to the next request, read as a window).
+    const misses: string[] = [];
+    for (const seed of [1, 2, 3])
+      for (const [ratePerSecond, burst] of [
+        [5, 5],
+        [20, 10],
+      ] as const)
+        for (const load of [1.5, 3]) {
+          const r = await runZoo({
+            vendor: {
+              model: 'sliding-counter-next-fit',
+              headers: 'x-ratelimit',
+              throttle: '429-seconds',
+              ratePerSecond: 10,
+              windowMs: 10_000,
+            },
+            client: { kind: 'rxgate', ratePerSecond, burst },
+            load,
+            latency: 'slow',
+            seed,
+            warmupMs: 20_000,
+            durationMs: 140_000,
+          });
+          if (r.goodputPct < 95 || r.throttledPct > 0.5 || r.deadLettered > 0)
+            misses.push(
+              `seed ${seed}, limit ${ratePerSecond}, ${load}x: ${r.goodputPct.toFixed(1)} %, ${r.throttledPct.toFixed(2)} %`,
+            );
+        }
+    assert.deepEqual(misses, []);
   });
 
   it('a Remaining-only sliding counter of 7/s (held out): its 1 s window read from the few answers that leave something, >= 98 % at 1.5x', async () => {
