@@ -12,9 +12,9 @@ import { inRange, positive } from './validate.js';
 import {
   coarseResetEnded,
   MIN_RESET_WINDOW_MS,
+  nextFitAfter,
   phaseAfter,
   resetByPhase,
-  resetSaysNextFit,
   windowAfter,
   windowBegan,
 } from './vendor-window.js';
@@ -219,9 +219,9 @@ export class RateController {
   #lastResetMs: number | undefined;
   #beganAt: number | undefined;
   // A vendor with Remaining and no reset, or a reset that is the time until one more request
-  // fits (#resetNextFit): its rate read from how Remaining moves.
+  // fits (see nextFitAfter): its rate read from how Remaining moves.
   #remainingOnly: RemainingOnlyRate | undefined;
-  #resetNextFit = false;
+  #nextFit = { latched: false, ruledOut: false };
   #pausedTill = Number.NEGATIVE_INFINITY;
   // The share of the vendor's advertised rate aimed at, learned from throttles (jitterMargin).
   readonly #margin: LearnedMargin;
@@ -346,23 +346,32 @@ export class RateController {
     const hasReset = finite(resetSeconds);
     if (finite(limit) && limit > 0) this.#limit = limit;
     const resetMs = hasReset ? resetSeconds * 1000 : undefined;
-    // The window the vendor declares, or else the longest reset (see windowAfter), unless its
-    // reset is the time until one more fits: that measures no window (see resetSaysNextFit).
-    ({ windowMs: this.#windowMs, declared: this.#windowDeclared } = windowAfter({
+    // Is the vendor's reset the time until one more fits? That measures no window (nextFitAfter).
+    this.#nextFit = nextFitAfter({
+      ...this.#nextFit,
       windowMs: this.#windowMs,
-      declared: this.#windowDeclared,
-      declaredMs: finite(signal.windowSeconds) ? signal.windowSeconds * 1000 : undefined,
-      resetMs: this.#resetNextFit ? undefined : resetMs,
-      maxPauseMs: this.#o.maxPauseMs,
-    }));
-    this.#resetNextFit ||= resetSaysNextFit({
-      windowMs: this.#windowMs,
-      declared: this.#windowDeclared,
+      declared: this.#windowDeclared || finite(signal.windowSeconds),
       throttled: signal.throttled === true,
       limit: this.#limit,
       remaining: hasRemaining ? remaining : undefined,
       resetMs,
     });
+    const nextFit = this.#nextFit.latched;
+    // The window the vendor declares, or else the longest reset (see windowAfter).
+    const hadWindow = this.#windowMs > 0;
+    ({ windowMs: this.#windowMs, declared: this.#windowDeclared } = windowAfter({
+      windowMs: this.#windowMs,
+      declared: this.#windowDeclared,
+      declaredMs: finite(signal.windowSeconds) ? signal.windowSeconds * 1000 : undefined,
+      resetMs: nextFit ? undefined : resetMs,
+      maxPauseMs: this.#o.maxPauseMs,
+    }));
+    // A window read at last: what was read from Remaining before it (answers whose reset said
+    // "now") says no more; a vendor without a Limit would keep its rate as the ceiling for good.
+    if (!hadWindow && this.#windowMs > 0 && this.#remainingOnly !== undefined) {
+      store.adjust(this.#level, this.#endHold(now), now);
+      this.#remainingOnly = undefined;
+    }
     // With a declared window, the phase of a fixed window's resets sharpens a coarse one.
     let phaseResetMs = resetMs;
     if (resetMs !== undefined && this.#windowDeclared) {
@@ -371,7 +380,7 @@ export class RateController {
       this.#lastResetMs = resetMs;
       phaseResetMs = resetByPhase({ resetMs, now, windowMs: this.#windowMs, beganAt: this.#beganAt });
     }
-    if (resetMs !== undefined && !this.#resetNextFit && finite(signal.roundTripMs))
+    if (resetMs !== undefined && !nextFit && finite(signal.roundTripMs))
       this.#windowEnd.add(now, resetMs, signal.roundTripMs);
     // A refusal of a request admitted after a pause at 0 ended at `due`: was it early (WindowEnd)?
     if (signal.throttled === true && finite(signal.roundTripMs)) {
@@ -438,8 +447,8 @@ export class RateController {
         );
       }
       // Read as a level only from answers that went through: a throttle's 0 is no average. Where
-      // no reset says a window: none said, or one that says "now" (resetSaysNextFit).
-      const noWindowSaid = resetMs === undefined || this.#resetNextFit || resetMs < MIN_RESET_WINDOW_MS;
+      // no reset says a window: none said, or one that says "now" (nextFitAfter).
+      const noWindowSaid = resetMs === undefined || nextFit || resetMs < MIN_RESET_WINDOW_MS;
       if (noWindowSaid && signal.throttled !== true && this.#windowMs === 0) {
         this.#remainingOnly ??= new RemainingOnlyRate(this.#minRate, this.#o.targetShare);
         const sent = this.#sentWhen(signal, now, traffic);

@@ -776,6 +776,39 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
     assert.equal((await limiter.snapshot()).pausedUntil, 0, 'learned: 0 is not full here');
   });
 
+  it('a reset of 0.001 s said without a round trip (nothing taken off it) is no window of 1 ms', async () => {
+    // Before (9b36b15): read as 100 per 1 ms, the rate went to 99,000/s.
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 5, burst: 5 }, clock });
+    for (let i = 0; i < 60; i++) {
+      limiter.observe({ limit: 100, remaining: 99 - i, resetSeconds: 0.001 });
+      await clock.advance(100);
+    }
+    assert.ok(
+      (await limiter.snapshot()).ratePerSecond <= 20,
+      `${(await limiter.snapshot()).ratePerSecond}/s`,
+    );
+    limiter.close();
+  });
+
+  it('a fixed window whose first answers all come from its last moments (a reset of 0 with half or less left) is read as a window once a reset with room says one', async () => {
+    // A backlog sent 150 ms before a window's end, round trips of 200 ms: every answer of that
+    // window reads a reset of 0 (less half the round trip), as a next-fit reset does. Before
+    // (9b36b15) the vendor stayed marked for good and its resets were never read as a window.
+    const clock = new VirtualClock();
+    const limiter = createLimiter({ account: { ratePerSecond: 40, burst: 20 }, clock });
+    await clock.advance(850);
+    for (let i = 0; i < 20; i++) {
+      limiter.observe({ limit: 20, remaining: 19 - i, resetSeconds: 0, roundTripMs: 200 });
+      await clock.advance(2);
+    }
+    await clock.advance(300);
+    limiter.observe({ limit: 20, remaining: 19, resetSeconds: 0.95, roundTripMs: 200 });
+    // 20 per 1 s (the reset rounded up to the window vendors configure), at 99 %.
+    assert.equal((await limiter.snapshot()).ratePerSecond, 19.8);
+    limiter.close();
+  });
+
   it('a sliding counter of 100 per 10 s (Remaining only, round trips of a slow API) read as a bucket at a throttle is not held under that drain: >= 95 % in every run', async () => {
     // At a throttle after a pause, Remaining had fallen while the counter's windows took unequal
     // counts, and its level (accepted + left) rose at what the window before took, as a bucket's

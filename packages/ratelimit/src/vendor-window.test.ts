@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
   coarseResetEnded,
+  nextFitAfter,
   phaseAfter,
   resetByPhase,
-  resetSaysNextFit,
   windowAfter,
   windowBegan,
 } from './vendor-window.js';
@@ -22,8 +22,8 @@ describe('windowAfter (the vendor window the limiter reads its rate over)', () =
       { windowMs: 9000, declared: false },
     ],
     ['a day-long reset is no rate', { resetMs: 86_400_000 }, { windowMs: 0, declared: false }],
-    ['a reset under a millisecond says "now", no window', { resetMs: 0.4 }, { windowMs: 0, declared: false }],
-    ['a reset of a millisecond is one', { resetMs: 1 }, { windowMs: 1, declared: false }],
+    ['a reset under 10 ms says "now", no window', { resetMs: 9.9 }, { windowMs: 0, declared: false }],
+    ['a reset of 10 ms is one', { resetMs: 10 }, { windowMs: 10, declared: false }],
     [
       'a declared window wins over the resets read',
       { windowMs: 8700, declaredMs: 10_000 },
@@ -75,29 +75,58 @@ describe('windowAfter (the vendor window the limiter reads its rate over)', () =
   });
 });
 
-describe('resetSaysNextFit (a reset that is the time until one more request fits)', () => {
-  const o = { windowMs: 0, declared: false, throttled: false, limit: 100, remaining: 45, resetMs: 0 };
-  type In = Partial<Parameters<typeof resetSaysNextFit>[0]>;
-  const table: ReadonlyArray<[string, In, boolean]> = [
-    ['half the limit or less left, a reset of 0, no window read yet: yes', {}, true],
-    ['exactly half left', { remaining: 50 }, true],
-    ['a reset under a millisecond (a loopback round trip took less than it off)', { resetMs: 0.4 }, true],
+describe('nextFitAfter (a reset that is the time until one more request fits)', () => {
+  const o = {
+    latched: false,
+    ruledOut: false,
+    windowMs: 0,
+    declared: false,
+    throttled: false,
+    limit: 100,
+    remaining: 45,
+    resetMs: 0,
+  };
+  const marked = { latched: true, ruledOut: false };
+  const not = { latched: false, ruledOut: false };
+  const out = { latched: false, ruledOut: true };
+  type In = Partial<Parameters<typeof nextFitAfter>[0]>;
+  const table: ReadonlyArray<[string, In, ReturnType<typeof nextFitAfter>]> = [
+    ['half the limit or less left, a reset of 0, no window read yet: marked', {}, marked],
+    ['exactly half left', { remaining: 50 }, marked],
+    ['a reset under 10 ms (0.001 s said, no round trip taken off)', { resetMs: 1 }, marked],
     [
       'more than half left: not yet (a bucket read short by half a round trip says 0 at first)',
       { remaining: 51 },
-      false,
+      not,
     ],
-    ['nothing left: a sliding log about to free one says that too', { remaining: 0 }, false],
-    ['a reset of a millisecond or more', { resetMs: 1 }, false],
-    ['a window read already (a reset said one before half the limit was gone)', { windowMs: 1000 }, false],
-    ['a declared window', { declared: true }, false],
-    ['a refusal', { throttled: true }, false],
-    ['no limit said', { limit: undefined }, false],
-    ['no Remaining', { remaining: undefined }, false],
-    ['no reset', { resetMs: undefined }, false],
+    ['nothing left: a sliding log about to free one says that too', { remaining: 0 }, not],
+    ['a reset of 10 ms or more', { resetMs: 10 }, not],
+    ['a window read already (a reset said one before half the limit was gone)', { windowMs: 1000 }, not],
+    ['a declared window', { declared: true }, not],
+    ['a refusal', { throttled: true }, not],
+    ['no limit said', { limit: undefined }, not],
+    ['no Remaining', { remaining: undefined }, not],
+    ['no reset', { resetMs: undefined }, not],
+    ['marked, another "now" with room: stays', { ...marked, remaining: 80 }, marked],
+    [
+      'marked, spent and a reset (the time to the next request): stays',
+      { ...marked, remaining: 0, resetMs: 120 },
+      marked,
+    ],
+    [
+      'marked, a refusal with a reset: stays',
+      { ...marked, throttled: true, remaining: 0, resetMs: 900 },
+      marked,
+    ],
+    [
+      'marked, a reset of 10 ms or more with room left: ruled out (a fixed window after all)',
+      { ...marked, remaining: 1, resetMs: 10 },
+      out,
+    ],
+    ['ruled out: never marked again', { ...out }, out],
   ];
   for (const [label, input, want] of table) {
-    it(label, () => assert.equal(resetSaysNextFit({ ...o, ...input }), want));
+    it(label, () => assert.deepEqual(nextFitAfter({ ...o, ...input }), want));
   }
 });
 

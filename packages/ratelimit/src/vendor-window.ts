@@ -5,8 +5,8 @@
  * time until its oldest request leaves; a token bucket's, its time to full), read short by a
  * round trip and coarse when the reset is in whole seconds. A window longer than the longest
  * pause is a quota of a day or so, not a rate: not taken, declared or not; nor is a reset under
- * a millisecond (MIN_RESET_WINDOW_MS: a reset that says "now", see resetSaysNextFit). A pure
- * decision, tested as a table in vendor-window.test.ts.
+ * MIN_RESET_WINDOW_MS (one that says "now", see nextFitAfter). A pure decision, tested as a
+ * table in vendor-window.test.ts.
  */
 export function windowAfter(input: {
   /** The window so far (0: none yet). */
@@ -28,26 +28,40 @@ export function windowAfter(input: {
   return { windowMs, declared };
 }
 
-/** The shortest reset read as a window (ms): less is a reset that says "now". */
-export const MIN_RESET_WINDOW_MS = 1;
+/**
+ * The shortest reset read as a window (ms): less is a reset that says "now" (see nextFitAfter).
+ * No vendor configures a window that short (the shortest in ROUND_WINDOWS_MS is 100 ms), and a
+ * next-fit reset of `0.001` that reaches the limiter unreduced (no round trip said) is 1 ms: read
+ * as a window, 100 per 1 ms.
+ */
+export const MIN_RESET_WINDOW_MS = 10;
 
 /**
  * Whether a vendor's reset is the time until one more request fits rather than a window's end
  * (a sliding counter as gateways in the Cloudflare and nginx style estimate a window write it,
- * `X-RateLimit-Reset: 0.001` while there is room): an answer that went through says half its
- * limit or less is left, and a reset under MIN_RESET_WINDOW_MS, before any reset said a window.
- * Such a reset measures no window: read as the longest reset, the vendor's rate is never read
- * while it has room (100 per 10 s sent at 5/s: exactly half its quota, the advertised limit
- * never taken), and once it is spent the reset is the time to the next request (a window of
- * 100-800 ms for 100 per 10 s: 6-15 % throttled). Its Remaining says the rate, as a vendor's
- * without a reset does (RemainingOnlyRate). Every other vendor says a window before half its
- * limit is gone: a fixed window's reset is its end, a sliding log's when its oldest request
- * leaves (a window away at first), a bucket's its time to full (half a window once half is
- * spent), each read short by half a round trip only. A declared window (IETF `w`) is the
- * window, whatever its resets. A pure decision, tested as a table in vendor-window.test.ts.
+ * `X-RateLimit-Reset: 0.001` while there is room), after one answer. Such a reset measures no
+ * window: read as the longest reset, the vendor's rate is never read while it has room (100 per
+ * 10 s sent at 5/s: exactly half its quota, the advertised limit never taken), and once it is
+ * spent the reset is the time to the next request (a window of 100-800 ms for 100 per 10 s:
+ * 6-15 % throttled). Its Remaining says the rate, as a vendor's without a reset does
+ * (RemainingOnlyRate).
+ *
+ * Marked (`latched`) by an answer that went through saying half its limit or less is left with
+ * a reset under MIN_RESET_WINDOW_MS, before any reset said a window: every other model says a
+ * window before half its limit is gone (a fixed window's reset is its end, a sliding log's a
+ * window away at first, a bucket's time to full half a window once half is spent, each read
+ * short by half a round trip only). A fixed window whose first answers all come from the last
+ * moments of a window (a backlog sent at start-up, steady round trips) says that too, so the
+ * mark is undone for good (`ruledOut`) by an answer that went through with a request or more
+ * left and a reset of MIN_RESET_WINDOW_MS or more: a next-fit reset is under it whenever one
+ * more fits. A declared window (IETF `w`) is the window, whatever its resets. A pure decision,
+ * tested as a table in vendor-window.test.ts.
  */
-export function resetSaysNextFit(input: {
-  /** The window read so far (0: none yet). */
+export function nextFitAfter(input: {
+  /** Marked so far, and ruled out so far. */
+  readonly latched: boolean;
+  readonly ruledOut: boolean;
+  /** The window read so far (0: none yet), and whether it (or this answer's) is declared. */
   readonly windowMs: number;
   readonly declared: boolean;
   readonly throttled: boolean;
@@ -55,20 +69,23 @@ export function resetSaysNextFit(input: {
   readonly remaining: number | undefined;
   /** The reset as the limiter reads it (less half the round trip), if the answer had one. */
   readonly resetMs: number | undefined;
-}): boolean {
-  const { windowMs, declared, throttled, limit, remaining, resetMs } = input;
-  return (
+}): { readonly latched: boolean; readonly ruledOut: boolean } {
+  const { latched, ruledOut, windowMs, declared, throttled, limit, remaining, resetMs } = input;
+  if (ruledOut) return { latched: false, ruledOut };
+  const answered = !throttled && remaining !== undefined && resetMs !== undefined && resetMs >= 0;
+  if (latched) {
+    const room = answered && remaining >= 1 && resetMs >= MIN_RESET_WINDOW_MS;
+    return room ? { latched: false, ruledOut: true } : { latched, ruledOut };
+  }
+  const marks =
+    answered &&
     !declared &&
     windowMs === 0 &&
-    !throttled &&
     limit !== undefined &&
-    remaining !== undefined &&
-    resetMs !== undefined &&
     remaining >= 1 &&
     remaining <= limit / 2 &&
-    resetMs >= 0 &&
-    resetMs < MIN_RESET_WINDOW_MS
-  );
+    resetMs < MIN_RESET_WINDOW_MS;
+  return { latched: marks, ruledOut };
 }
 
 /**
