@@ -123,12 +123,20 @@ interface Drive {
   readonly before?: { readonly load: number; readonly untilMs: number; readonly idleMs: number };
   /** A refusal's Retry-After, always the same (seconds), not the time to the reset. */
   readonly retryAfterSeconds?: number;
+  /** X-RateLimit headers without the Limit. @default false */
+  readonly withoutLimit?: boolean;
 }
 
 /** Claims arrive evenly at `load` times the quota for 30 s, each with an hour of budget, as the router sends them. */
-async function drive(
-  d: Drive,
-): Promise<{ goodput: number; throttled: number; refused: number; deadLettered: number; episodes: number }> {
+async function drive(d: Drive): Promise<{
+  goodput: number;
+  throttled: number;
+  refused: number;
+  deadLettered: number;
+  episodes: number;
+  /** The rate in force at the end. */
+  ratePerSecond: number;
+}> {
   const clock = new VirtualClock();
   const limiter: Limiter = createLimiter({
     account: { ratePerSecond: d.clientRate, burst: d.clientBurst },
@@ -166,8 +174,9 @@ async function drive(
             const q = answer.signal;
             if (headers === 'x-ratelimit') {
               // As the router: the reset was measured half a round trip ago.
+              const { limit: _, ...withoutLimit } = q;
               limiter.observe({
-                ...q,
+                ...(d.withoutLimit === true ? withoutLimit : q),
                 resetSeconds: Math.max(0, q.resetSeconds! - rttMs / 2000),
                 ...(d.roundTrip ? { roundTripMs: rttMs } : {}),
               });
@@ -211,9 +220,11 @@ async function drive(
   for (const every = 1000 / (perSecond * d.load); t < end; t += every)
     clock.setTimer(t, () => attempt(clock.now() + 3_600_000));
   await clock.advance(end);
+  const { ratePerSecond } = await limiter.snapshot();
   limiter.close();
   await clock.runAll();
   return {
+    ratePerSecond,
     goodput: ok / ((perSecond * (end - warmup)) / 1000),
     throttled: refused / Math.max(1, ok + refused),
     refused,
@@ -789,6 +800,27 @@ describe('issue #14: the limiter against the quotas real vendors keep', () => {
       `${(await limiter.snapshot()).ratePerSecond}/s`,
     );
     limiter.close();
+  });
+
+  it('a bucket that says Remaining and a reset but no Limit keeps the configured rate as its ceiling, whatever its first resets read', async () => {
+    // A full bucket's first answers read a reset of 0 (its time to full less half a round trip),
+    // and Remaining was read over time from them. Before, that reading stayed once the bucket's
+    // resets said a window, and with no Limit to make a ceiling its rate became one: 40 -> 20/s.
+    const rates: string[] = [];
+    for (const seed of [1, 2, 3]) {
+      const r = await drive({
+        model: 'bucket',
+        vendorLimit: 20,
+        clientRate: 40,
+        clientBurst: 20,
+        rttMs: logNormalRoundTrips(seed, 300, 1500),
+        roundTrip: true,
+        load: 1.5,
+        withoutLimit: true,
+      });
+      if (r.ratePerSecond !== 40) rates.push(`seed ${seed}: ${r.ratePerSecond}/s`);
+    }
+    assert.deepEqual(rates, []);
   });
 
   it('a fixed window whose first answers all come from its last moments (a reset of 0 with half or less left) is read as a window once a reset with room says one', async () => {
