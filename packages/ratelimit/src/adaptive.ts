@@ -369,7 +369,8 @@ export class RateController {
     // A window read at last: what was read from Remaining before it (answers whose reset said
     // "now") says no more; a vendor without a Limit would keep its rate as the ceiling for good.
     if (!hadWindow && this.#windowMs > 0 && this.#remainingOnly !== undefined) {
-      store.adjust(this.#level, this.#endHold(now), now);
+      // (Only a hold in force is for the store to hear of: an adjustment is a round trip to Redis.)
+      if (this.#holdFrom !== undefined) store.adjust(this.#level, this.#endHold(now), now);
       this.#remainingOnly = undefined;
     }
     // With a declared window, the phase of a fixed window's resets sharpens a coarse one.
