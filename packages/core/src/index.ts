@@ -18,7 +18,7 @@ export {
   type WrappedPolicy,
   wrap,
 } from './policy.js';
-export { type QuotaSignal, signalAsAnswered } from './quota-signal.js';
+export { type DeclaredQuota, type QuotaSignal, signalAsAnswered } from './quota-signal.js';
 export { type Random, seededRandom } from './random.js';
 export type { RetryJudgement, Settled } from './settled.js';
 export type { AbortSignalLike } from './signal.js';

@@ -1,3 +1,9 @@
+/** A quota a vendor declares: `limit` requests per `windowSeconds`. */
+export interface DeclaredQuota {
+  readonly limit: number;
+  readonly windowSeconds: number;
+}
+
 /**
  * What a vendor said about its quota on one answer. Parsing headers into this shape is
  * `@rxgate/classifier`'s job (`parseQuota`, a verdict's `quota`); `@rxgate/ratelimit`'s
@@ -16,6 +22,13 @@ export interface QuotaSignal {
    * then need not read the window from how the resets move.
    */
   readonly windowSeconds?: number;
+  /**
+   * Every quota the vendor declares on this answer with its window, where it keeps several at
+   * once and says each (Kong's `X-RateLimit-Limit-Second`, `-Minute`, …), the reported one
+   * (`limit`) among them. A limiter paces at the least of their rates from the first answer,
+   * rather than learning a quota only once it is the one with the least left.
+   */
+  readonly quotas?: readonly DeclaredQuota[];
   /** Milliseconds the vendor asked us to wait (from `Retry-After`). */
   readonly retryAfterMs?: number;
   /** The answer was a throttle (429, or a 503 used as one). */
