@@ -3,6 +3,7 @@ import type { AdaptReason } from './events.js';
 import { LearnedMargin, steadyThrottle } from './jitter-margin.js';
 import type { PaceSpec } from './pacer.js';
 import type { QuotaSignal } from './quota-signal.js';
+import { bindingTier, type QuotaTier, tierOf, tiersAfter } from './quota-tiers.js';
 import { RemainingOnlyRate, type SentWhen } from './remaining-only.js';
 import { bareThrottle, throttleCut } from './retry-after-rate.js';
 import { roundWindow } from './round-window.js';
@@ -212,12 +213,20 @@ export class RateController {
   #climbMs: number;
   #recovering = false;
   // What the vendor said over time.
+  // The Limit said last, and its tier's window (see quota-tiers.ts): what the answers read.
   #limit: number | undefined;
   #windowMs = 0;
   #windowDeclared = false;
-  // A declared window's phase: the last reset read, and when a window was last seen to begin.
-  #lastResetMs: number | undefined;
-  #beganAt: number | undefined;
+  // Every quota the vendor was seen to keep (one for most): the least of their rates is the ceiling.
+  #tiers: readonly QuotaTier[] = [];
+  // The budget before a reset set last (see observe): by which tier's answer, and until when.
+  #budgetBy: { readonly limit: number | undefined; readonly until: number } | undefined;
+  // A declared window's phase, per tier (by its Limit): the last reset read, and when a window
+  // was last seen to begin.
+  readonly #phases = new Map<
+    number | undefined,
+    { lastResetMs: number | undefined; beganAt: number | undefined }
+  >();
   // A vendor with Remaining and no reset, or a reset that is the time until one more request
   // fits (see nextFitAfter): its rate read from how Remaining moves.
   #remainingOnly: RemainingOnlyRate | undefined;
@@ -311,9 +320,10 @@ export class RateController {
   // The window a pace keeps to (see pace): the one the vendor's limit and window say, unless its
   // `Remaining: 0` was learned to mean full until its reset; or one read from Remaining alone.
   #pacedWindow(): { readonly windowMs: number; readonly share: number } | undefined {
-    if (this.#windowMs <= 0) return this.#remainingOnly?.ownWindow;
-    if (this.#limit === undefined || this.#zeroFull === true) return undefined;
-    return { windowMs: roundWindow(this.#windowMs), share: this.#margin.share };
+    const binding = bindingTier(this.#tiers);
+    if (binding === undefined) return this.#windowMs <= 0 ? this.#remainingOnly?.ownWindow : undefined;
+    if (this.#zeroFull === true) return undefined;
+    return { windowMs: roundWindow(binding.windowMs), share: this.#margin.share };
   }
 
   /**
@@ -322,8 +332,9 @@ export class RateController {
    */
   #ceiling(): number {
     let c = this.#level.ratePerSecond;
-    if (this.#limit !== undefined && this.#windowMs > 0)
-      c = ((this.#limit * 1000) / roundWindow(this.#windowMs)) * this.#margin.share;
+    const binding = bindingTier(this.#tiers);
+    if (binding?.limit !== undefined)
+      c = ((binding.limit * 1000) / roundWindow(binding.windowMs)) * this.#margin.share;
     else if (this.#remainingOnly?.rate !== undefined) c = this.#remainingOnly.rate;
     const paced = this.#pacedWindow();
     this.#stallFactor = paced === undefined ? 1 : stallShare(paced.windowMs, this.#stallMs);
@@ -345,6 +356,10 @@ export class RateController {
     const hasRemaining = finite(remaining);
     const hasReset = finite(resetSeconds);
     if (finite(limit) && limit > 0) this.#limit = limit;
+    // The window read so far of the quota this answer speaks of (see quota-tiers.ts).
+    const tier = tierOf(this.#tiers, this.#limit);
+    this.#windowMs = tier.windowMs;
+    this.#windowDeclared = tier.declared;
     const resetMs = hasReset ? resetSeconds * 1000 : undefined;
     // Is the vendor's reset the time until one more fits? That measures no window (nextFitAfter).
     this.#nextFit = nextFitAfter({
@@ -366,6 +381,27 @@ export class RateController {
       resetMs: nextFit ? undefined : resetMs,
       maxPauseMs: this.#o.maxPauseMs,
     }));
+    this.#tiers = tiersAfter(this.#tiers, {
+      limit: this.#limit,
+      windowMs: this.#windowMs,
+      declared: this.#windowDeclared,
+      seenAt: now,
+    });
+    // Every other quota the vendor declares with this answer (Kong's units): a tier each, its
+    // window as declared, before it is ever the one reported.
+    for (const q of signal.quotas ?? []) {
+      if (!(finite(q.limit) && q.limit > 0) || q.limit === this.#limit) continue;
+      const known = tierOf(this.#tiers, q.limit);
+      const window = windowAfter({
+        windowMs: known.windowMs,
+        declared: known.declared,
+        declaredMs: finite(q.windowSeconds) && q.windowSeconds > 0 ? q.windowSeconds * 1000 : undefined,
+        maxPauseMs: this.#o.maxPauseMs,
+      });
+      this.#tiers = tiersAfter(this.#tiers, { limit: q.limit, ...window, seenAt: now });
+    }
+    for (const limit of this.#phases.keys())
+      if (!this.#tiers.some((t) => t.limit === limit)) this.#phases.delete(limit);
     // A window read at last: what was read from Remaining before it (answers whose reset said
     // "now") says no more; a vendor without a Limit would keep its rate as the ceiling for good.
     if (!hadWindow && this.#windowMs > 0 && this.#remainingOnly !== undefined) {
@@ -376,10 +412,16 @@ export class RateController {
     // With a declared window, the phase of a fixed window's resets sharpens a coarse one.
     let phaseResetMs = resetMs;
     if (resetMs !== undefined && this.#windowDeclared) {
-      if (windowBegan(this.#lastResetMs, resetMs, this.#windowMs))
-        this.#beganAt = phaseAfter(this.#beganAt, now, this.#windowMs);
-      this.#lastResetMs = resetMs;
-      phaseResetMs = resetByPhase({ resetMs, now, windowMs: this.#windowMs, beganAt: this.#beganAt });
+      // Each tier's own (a reset of another tier's window says nothing of this one's phase).
+      let phase = this.#phases.get(this.#limit);
+      if (phase === undefined) {
+        phase = { lastResetMs: undefined, beganAt: undefined };
+        this.#phases.set(this.#limit, phase);
+      }
+      if (windowBegan(phase.lastResetMs, resetMs, this.#windowMs))
+        phase.beganAt = phaseAfter(phase.beganAt, now, this.#windowMs);
+      phase.lastResetMs = resetMs;
+      phaseResetMs = resetByPhase({ resetMs, now, windowMs: this.#windowMs, beganAt: phase.beganAt });
     }
     if (resetMs !== undefined && !nextFit && finite(signal.roundTripMs))
       this.#windowEnd.add(now, resetMs, signal.roundTripMs);
@@ -425,9 +467,15 @@ export class RateController {
         // Nothing left and refused: nothing until the reset.
         if (remaining === 0 && resetMs !== undefined && resetMs > 0) pauseFor = resetMs;
       } else if (!stale && ended) this.#readZeroCheck(remaining, now, traffic.admitted);
-      else if (!stale && this.#zeroIsFull(remaining, ahead, now, resetMs, traffic.admitted))
-        pauseFor = phaseResetMs === undefined ? undefined : this.#bounded(now, phaseResetMs, window);
-      else if (
+      else if (!stale && this.#zeroIsFull(remaining, ahead, now, resetMs, traffic.admitted)) {
+        const forMs = phaseResetMs === undefined ? undefined : this.#bounded(now, phaseResetMs, window);
+        // Of a vendor with more than one quota: nothing until the reset, as a budget that an
+        // answer of another quota with room lifts (below); a pause cannot be cut short.
+        if (forMs !== undefined && this.#tiers.length > 1) {
+          store.adjust(this.#level, { budget: { count: 0, until: now + forMs } }, now);
+          this.#budgetBy = { limit: this.#limit, until: now + forMs };
+        } else pauseFor = forMs;
+      } else if (
         !stale &&
         this.#zeroFull !== false &&
         phaseResetMs !== undefined &&
@@ -436,16 +484,20 @@ export class RateController {
       ) {
         // A reset that may be the first to free anything (a fixed window's): what is left once
         // the requests in flight land is all that goes before it.
-        store.adjust(
-          this.#level,
-          {
-            budget: {
-              count: Math.floor(remaining - ahead),
-              until: now + this.#bounded(now, phaseResetMs, window),
-            },
-          },
-          now,
-        );
+        const until = now + this.#bounded(now, phaseResetMs, window);
+        store.adjust(this.#level, { budget: { count: Math.floor(remaining - ahead), until } }, now);
+        this.#budgetBy = { limit: this.#limit, until };
+      } else if (!stale && this.#budgetBy !== undefined && this.#budgetBy.limit !== this.#limit) {
+        // Another of the vendor's quotas reports now, with room (a gateway reports the one with
+        // least left): the one whose budget is in force has at least as much left, its window
+        // over. What this answer leaves is all that goes until that budget's end.
+        if (now < this.#budgetBy.until)
+          store.adjust(
+            this.#level,
+            { budget: { count: Math.floor(remaining - ahead), until: this.#budgetBy.until } },
+            now,
+          );
+        this.#budgetBy = undefined;
       }
       // Read as a level only from answers that went through: a throttle's 0 is no average. Where
       // no reset says a window: none said, or one that says "now" (nextFitAfter).
@@ -581,10 +633,10 @@ export class RateController {
   // A throttle at a steady pace under the vendor's advertised rate widens the margin under it;
   // a long stretch without a throttle narrows it again (see jitterMargin, steadyThrottle).
   #learnMargin(throttled: boolean, now: number): void {
-    const limit = this.#limit;
-    if (limit === undefined || this.#windowMs <= 0) return;
-    const windowMs = roundWindow(this.#windowMs);
-    const vendorRate = (limit * 1000) / windowMs;
+    const binding = bindingTier(this.#tiers);
+    if (binding?.limit === undefined) return;
+    const windowMs = roundWindow(binding.windowMs);
+    const vendorRate = (binding.limit * 1000) / windowMs;
     // The pace is steady from the later of: the vendor's rate as read now, a climb's end (and a
     // window after a pause's end: steadyThrottle).
     if (vendorRate !== this.#steadyRate) {
