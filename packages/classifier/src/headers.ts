@@ -9,25 +9,50 @@ export type HeaderInput =
 /**
  * Case-insensitive single-value reader over any {@link HeaderInput}. Never throws. `quota` is
  * false when no quota header (X-RateLimit-*, RateLimit*, Retry-After) can be present.
+ * `limitsBySeconds()`: the lower-case names of the `X-RateLimit-Limit-<seconds>` headers there
+ * (Kong's rate-limiting-advanced plugin names each window by its length), read by name only.
  */
-export type HeaderReader = ((lowerName: string) => string | undefined) & { quota: boolean };
+export type HeaderReader = ((lowerName: string) => string | undefined) & {
+  quota: boolean;
+  limitsBySeconds(): readonly string[];
+};
 
-const reader = (fn: (lowerName: string) => string | undefined, quota: boolean): HeaderReader =>
-  Object.assign(fn, { quota });
+const NONE: readonly string[] = [];
+const BY_SECONDS = /^x-ratelimit-limit-\d+$/;
+
+const reader = (
+  fn: (lowerName: string) => string | undefined,
+  quota: boolean,
+  limitsBySeconds: () => readonly string[] = () => NONE,
+): HeaderReader => Object.assign(fn, { quota, limitsBySeconds });
 const EMPTY: HeaderReader = reader(() => undefined, false);
 
 export function headerReader(input: HeaderInput): HeaderReader {
   if (input === undefined || input === null || typeof input !== 'object') return EMPTY;
   try {
     if (typeof (input as { get?: unknown }).get === 'function' && !Array.isArray(input)) {
-      const h = input as { get(name: string): string | null };
-      return reader((name) => {
-        try {
-          return h.get(name) ?? undefined;
-        } catch {
-          return undefined;
-        }
-      }, true);
+      const h = input as { get(name: string): string | null; keys?: () => Iterable<string> };
+      return reader(
+        (name) => {
+          try {
+            return h.get(name) ?? undefined;
+          } catch {
+            return undefined;
+          }
+        },
+        true,
+        () => {
+          try {
+            if (typeof h.keys !== 'function') return NONE;
+            const out: string[] = [];
+            for (const k of h.keys())
+              if (typeof k === 'string' && BY_SECONDS.test(k.toLowerCase())) out.push(k.toLowerCase());
+            return out;
+          } catch {
+            return NONE;
+          }
+        },
+      );
     }
     if (Array.isArray(input))
       return fromRecord(Object.fromEntries(input.filter((p) => Array.isArray(p) && p.length >= 2)));
@@ -51,13 +76,21 @@ function fromRecord(record: Record<string, unknown>): HeaderReader {
     }
     if (!quota && isQuotaName(k)) quota = true;
   }
-  return reader((name) => {
-    const v = headerValue(lower, name);
-    if (typeof v === 'string') return v;
-    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-    if (Array.isArray(v)) return v.filter((x) => typeof x === 'string').join(', ') || undefined;
-    return undefined;
-  }, quota);
+  return reader(
+    (name) => {
+      const v = headerValue(lower, name);
+      if (typeof v === 'string') return v;
+      if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+      if (Array.isArray(v)) return v.filter((x) => typeof x === 'string').join(', ') || undefined;
+      return undefined;
+    },
+    quota,
+    () => {
+      const out: string[] = [];
+      for (const k in lower) if (BY_SECONDS.test(k)) out.push(k);
+      return out;
+    },
+  );
 }
 
 /** @internal The header names read by name in {@link headerValue}: those `readQuota` asks for. */

@@ -1,5 +1,6 @@
-import type { QuotaSignal } from '@rxgate/core';
+import type { DeclaredQuota, QuotaSignal } from '@rxgate/core';
 import { type BareItem, type List, parseList, Token } from 'structured-headers';
+import { kongQuotas, listedWindow, type UnitQuota, windowOfReported } from './declared-windows.js';
 import { type HeaderInput, type HeaderReader, headerReader } from './headers.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -63,6 +64,7 @@ interface Policy {
   resetSeconds?: number;
   windowSeconds?: number;
   policy?: string;
+  quotas?: readonly DeclaredQuota[];
 }
 
 /**
@@ -82,7 +84,8 @@ export function readQuota(h: HeaderReader, now: number): QuotaSignal | undefined
   if (!h.quota) return undefined;
   const candidates: Policy[] = [];
 
-  const xLimit = num(h('x-ratelimit-limit') ?? h('x-rate-limit-limit'));
+  const xLimitRaw = h('x-ratelimit-limit') ?? h('x-rate-limit-limit');
+  const xLimit = num(xLimitRaw);
   const xRemaining = num(h('x-ratelimit-remaining') ?? h('x-rate-limit-remaining'));
   const xResetMs = num(h('x-ratelimit-reset-ms'));
   const xResetRaw = num(h('x-ratelimit-reset') ?? h('x-rate-limit-reset'));
@@ -93,17 +96,20 @@ export function readQuota(h: HeaderReader, now: number): QuotaSignal | undefined
         ? undefined
         : resetToSeconds(xResetRaw, now);
   if (xLimit !== undefined || xRemaining !== undefined || xReset !== undefined) {
-    candidates.push(policy(xLimit, xRemaining, xReset));
+    candidates.push(withListedWindow(policy(xLimit, xRemaining, xReset), xLimitRaw));
   }
 
   const ietf = h('ratelimit');
   if (ietf !== undefined) candidates.push(...parseIetf(ietf, h('ratelimit-policy'), now));
   else {
-    const l = num(h('ratelimit-limit'));
+    const lRaw = h('ratelimit-limit');
+    const l = num(lRaw);
     const r = num(h('ratelimit-remaining'));
     const t = num(h('ratelimit-reset'));
     if (l !== undefined || r !== undefined || t !== undefined)
-      candidates.push(policy(l, r, t === undefined ? undefined : resetToSeconds(t, now)));
+      candidates.push(
+        withListedWindow(policy(l, r, t === undefined ? undefined : resetToSeconds(t, now)), lRaw),
+      );
   }
 
   const retryAfter = h('retry-after');
@@ -112,8 +118,19 @@ export function readQuota(h: HeaderReader, now: number): QuotaSignal | undefined
     retryAfter === undefined
       ? undefined
       : parseRetryAfter(retryAfter, { now, date: /^\s*\d/.test(retryAfter) ? undefined : h('date') });
+  // Kong's quotas per unit: the window of the one reported, or, reported alone, the one with the
+  // least left (as Kong's own RateLimit-* pick it).
+  const kong = kongQuotas(h);
+  if (candidates.length === 0 && kong.length > 0) candidates.push(leastLeft(kong));
   // One candidate (the usual case) needs no comparison, only the check that it says something.
   const chosen = candidates.length === 1 ? informative(candidates[0]!) : mostRestrictive(candidates);
+  if (chosen !== undefined && chosen.windowSeconds === undefined && kong.length > 0) {
+    const w = windowOfReported(kong, chosen.limit, chosen.remaining);
+    if (w !== undefined) chosen.windowSeconds = w;
+  }
+  // Every quota Kong declares goes with the one reported.
+  if (chosen !== undefined && kong.length > 1)
+    chosen.quotas = kong.map(({ limit, windowSeconds }) => ({ limit, windowSeconds }));
   if (chosen === undefined && retryAfterMs === undefined) return undefined;
   if (chosen === undefined) return { retryAfterMs: retryAfterMs! };
   // A chosen policy is already a fresh object of its own: it becomes the signal.
@@ -131,6 +148,32 @@ function policy(
   if (limit !== undefined) p.limit = limit;
   if (remaining !== undefined) p.remaining = limit === undefined ? remaining : Math.min(remaining, limit);
   if (resetSeconds !== undefined) p.resetSeconds = resetSeconds;
+  return p;
+}
+
+// A Limit in the list form of the early IETF drafts declares the window (see listedWindow).
+function withListedWindow(p: Policy, limitValue: string | undefined): Policy {
+  const w = listedWindow(limitValue, p.limit);
+  if (w !== undefined) p.windowSeconds = w;
+  return p;
+}
+
+// Of a gateway's quotas per unit, the one with the least left (ties: the larger limit, then the
+// longer window), as a policy.
+function leastLeft(quotas: readonly UnitQuota[]): Policy {
+  let best = quotas[0]!;
+  for (const q of quotas) {
+    const left = q.remaining ?? q.limit;
+    const bestLeft = best.remaining ?? best.limit;
+    if (
+      left < bestLeft ||
+      (left === bestLeft &&
+        (q.limit > best.limit || (q.limit === best.limit && q.windowSeconds > best.windowSeconds)))
+    )
+      best = q;
+  }
+  const p = policy(best.limit, best.remaining, undefined);
+  p.windowSeconds = best.windowSeconds;
   return p;
 }
 
