@@ -5,7 +5,10 @@
 // limiter configured at half the quota and at twice it (worst shown); a vendor without headers
 // at twice it, beside the AWS reference. And a model the table does not have: a sliding counter
 // whose X-RateLimit-Reset is the time until one more request fits (0 while there is room; its
-// other header styles say what the zoo's sliding counter says). SEED=n, HEADERS=..., ONLY=<config name part>.
+// other header styles say what the zoo's sliding counter says). And a gateway of two quotas at
+// once (twice the rate a second, and the rate over the window or a minute: Kong's `second` and
+// `minute`), reporting the one with the least left, also with Kong's own headers (`kong`).
+// SEED=n, HEADERS=..., ONLY=<config name part>, MODELS=<model,...>.
 import { table } from '@rxgate/testkit';
 import { QUOTA_MODELS, type QuotaModelName } from '../src/zoo/quota-models.js';
 import { HEADER_STYLES, throttleStylesOf } from '../src/zoo/vendor-headers.js';
@@ -68,6 +71,7 @@ const CONFIGS: readonly HeldOut[] = [
 const seed = Number(process.env.SEED ?? 1);
 const onlyHeaders = process.env.HEADERS?.split(',');
 const only = process.env.ONLY;
+const onlyModels = process.env.MODELS?.split(',');
 const loads = [1.5, 3] as const;
 
 const t0 = performance.now();
@@ -91,9 +95,12 @@ for (const config of CONFIGS) {
   for (const model of [
     ...QUOTA_MODELS,
     'sliding-counter-next-fit',
+    'two-tier',
   ] as const satisfies readonly QuotaModelName[]) {
-    for (const headers of HEADER_STYLES) {
+    // A gateway of two quotas also speaks as Kong does (each quota's window by its name).
+    for (const headers of model === 'two-tier' ? ([...HEADER_STYLES, 'kong'] as const) : HEADER_STYLES) {
       if (onlyHeaders !== undefined && !onlyHeaders.includes(headers)) continue;
+      if (onlyModels !== undefined && !onlyModels.includes(model)) continue;
       if (model === 'sliding-counter-next-fit' && headers !== 'x-ratelimit') continue;
       for (const throttle of throttleStylesOf(headers)) {
         if (throttle === '503-date') continue; // read as 429-seconds by the limiter: the same cells

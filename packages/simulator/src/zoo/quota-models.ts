@@ -15,6 +15,16 @@ export interface QuotaReport {
   readonly retryAfterMs: number;
   /** The IETF `RateLimit-Policy` of the quota: `q` requests per `w` seconds. */
   readonly policy: { readonly quota: number; readonly windowSeconds: number };
+  /** A vendor with more than one quota (`two-tier`): every one of them, in its own terms. */
+  readonly tiers?: readonly TierReport[];
+}
+
+/** One of several quotas a vendor keeps at once, as it stands after a request. */
+export interface TierReport {
+  readonly limit: number;
+  readonly remaining: number;
+  readonly resetMs: number;
+  readonly windowSeconds: number;
 }
 
 export interface QuotaModel {
@@ -33,7 +43,8 @@ export type QuotaModelName =
   | 'sliding-counter'
   | 'sliding-counter-next-fit'
   | 'token-bucket'
-  | 'gcra';
+  | 'gcra'
+  | 'two-tier';
 
 export const QUOTA_MODELS: readonly QuotaModelName[] = [
   'fixed-window',
@@ -254,6 +265,60 @@ export function gcra(ratePerSecond: number, burst: number): QuotaModel {
 }
 
 /**
+ * Two fixed windows at once, aligned on multiples of each, as API gateways are often configured
+ * (Kong's rate-limiting plugin with `second: 20, minute: 600`): a request is admitted when both
+ * have room, and counted by both. What it reports as its limit, remaining and reset is the
+ * quota with the least left (ties: the larger limit), as Kong's `RateLimit-*` headers do; a
+ * refusal's retry time is the end of the window it hit. Every quota is in `tiers`.
+ */
+export function twoTier(
+  quotas: readonly { readonly limit: number; readonly windowMs: number }[],
+): QuotaModel {
+  const starts = quotas.map(() => Number.NEGATIVE_INFINITY);
+  const counts = quotas.map(() => 0);
+  return {
+    name: 'two-tier',
+    ratePerSecond: Math.min(...quotas.map((q) => (q.limit * 1000) / q.windowMs)),
+    arrive(now) {
+      quotas.forEach((q, i) => {
+        const start = Math.floor(now / q.windowMs) * q.windowMs;
+        if (start !== starts[i]) {
+          starts[i] = start;
+          counts[i] = 0;
+        }
+      });
+      const hit = quotas.findIndex((q, i) => counts[i]! >= q.limit);
+      if (hit < 0) for (let i = 0; i < quotas.length; i++) counts[i]!++;
+      const tiers: TierReport[] = quotas.map((q, i) => ({
+        limit: q.limit,
+        remaining: q.limit - counts[i]!,
+        resetMs: starts[i]! + q.windowMs - now,
+        windowSeconds: q.windowMs / 1000,
+      }));
+      let shown = Math.max(hit, 0);
+      if (hit < 0)
+        tiers.forEach((t, i) => {
+          const best = tiers[shown]!;
+          if (t.remaining < best.remaining || (t.remaining === best.remaining && t.limit > best.limit))
+            shown = i;
+        });
+      const t = tiers[shown]!;
+      return {
+        admitted: hit < 0,
+        report: {
+          limit: t.limit,
+          remaining: t.remaining,
+          resetMs: t.resetMs,
+          retryAfterMs: t.resetMs,
+          policy: { quota: t.limit, windowSeconds: t.windowSeconds },
+          tiers,
+        },
+      };
+    },
+  };
+}
+
+/**
  * The zoo's models, each a quota of `ratePerSecond` requests a second (20 unless told) over a
  * window of `windowMs` (1 s unless told): the window models count rate × window per window, the
  * bucket holds a window's worth, GCRA a burst of half that.
@@ -275,5 +340,13 @@ export function quotaModel(name: QuotaModelName, ratePerSecond = 20, windowMs = 
       return tokenBucket(perWindow, ratePerSecond);
     case 'gcra':
       return gcra(ratePerSecond, Math.max(1, perWindow / 2));
+    case 'two-tier': {
+      // Twice the rate a second, and the rate over the window (a minute for windows under 10 s).
+      const longMs = windowMs >= 10_000 ? windowMs : 60_000;
+      return twoTier([
+        { limit: Math.max(1, Math.round(2 * ratePerSecond)), windowMs: 1000 },
+        { limit: Math.max(1, Math.round((ratePerSecond * longMs) / 1000)), windowMs: longMs },
+      ]);
+    }
   }
 }

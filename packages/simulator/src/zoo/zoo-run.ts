@@ -261,5 +261,8 @@ function writtenLater(report: QuotaReport, afterMs: number): QuotaReport {
     ...report,
     resetMs: Math.max(0, report.resetMs - afterMs),
     retryAfterMs: Math.max(0, report.retryAfterMs - afterMs),
+    ...(report.tiers === undefined
+      ? {}
+      : { tiers: report.tiers.map((t) => ({ ...t, resetMs: Math.max(0, t.resetMs - afterMs) })) }),
   };
 }

@@ -402,6 +402,40 @@ describe('vendor zoo against the limiter (virtual time)', () => {
     assert.deepEqual(misses, []);
   });
 
+  it("a gateway of two quotas, 20 a second and 600 a minute, that reports the one with the least left (held out): the least of their rates, through the classifier (>= 98 %; <= 0.5 % throttled with Kong's headers or IETF policies, <= 1 % from resets alone)", async () => {
+    // Before: the Limit said last over the longest reset of any, 20 per 60 s: under 10 % of the
+    // quota, the claims waiting dead-lettered. Kong's X-RateLimit-Limit-Second/-Minute say every
+    // quota with its window on every answer; IETF policies the window of each.
+    const misses: string[] = [];
+    for (const headers of ['kong', 'ietf', 'x-ratelimit'] as const)
+      for (const [ratePerSecond, burst] of [
+        [5, 5],
+        [20, 10],
+      ] as const)
+        for (const load of [1.5, 3]) {
+          const r = await runZoo({
+            vendor: {
+              model: 'two-tier',
+              headers,
+              throttle: '429-seconds',
+              ratePerSecond: 10,
+              windowMs: 60_000,
+            },
+            client: { kind: 'rxgate', ratePerSecond, burst },
+            load,
+            latency: 'slow',
+            warmupMs: 60_000,
+            durationMs: 360_000,
+          });
+          const throttled = headers === 'x-ratelimit' ? 1 : 0.5;
+          if (r.goodputPct < 98 || r.throttledPct > throttled || r.deadLettered > 0)
+            misses.push(
+              `${headers}, limit ${ratePerSecond}, ${load}x: ${r.goodputPct.toFixed(1)} %, ${r.throttledPct.toFixed(2)} %, ${r.deadLettered} dead-lettered`,
+            );
+        }
+    assert.deepEqual(misses, []);
+  });
+
   it('a Remaining-only sliding counter of 7/s (held out): its 1 s window read from the few answers that leave something, >= 98 % at 1.5x', async () => {
     // Before: 12 answers leaving something had to read the window; paced near 7/s, most answers
     // said Remaining 0 and 10 came in 6.6 s, then none for 13 s: 95.5 % (seed 1, limit 3.5 and 14).
