@@ -3,7 +3,14 @@ import type { AdaptReason } from './events.js';
 import { LearnedMargin, steadyThrottle } from './jitter-margin.js';
 import type { PaceSpec } from './pacer.js';
 import type { QuotaSignal } from './quota-signal.js';
-import { bindingTier, type QuotaTier, tierOf, tiersAfter } from './quota-tiers.js';
+import {
+  bindingTier,
+  type QuotaTier,
+  tierOf,
+  tiersAfter,
+  tiersAfterRemaining,
+  tiersDeclared,
+} from './quota-tiers.js';
 import { RemainingOnlyRate, type SentWhen } from './remaining-only.js';
 import { bareThrottle, throttleCut } from './retry-after-rate.js';
 import { roundWindow } from './round-window.js';
@@ -217,10 +224,12 @@ export class RateController {
   #limit: number | undefined;
   #windowMs = 0;
   #windowDeclared = false;
-  // Every quota the vendor was seen to keep (one for most): the least of their rates is the ceiling.
+  // Every quota the vendor was seen to keep (one for most), and the one in force that allows
+  // least (as of the last answer): its rate is the ceiling.
   #tiers: readonly QuotaTier[] = [];
+  #binding: QuotaTier | undefined;
   // The budget before a reset set last (see observe): by which tier's answer, and until when.
-  #budgetBy: { readonly limit: number | undefined; readonly until: number } | undefined;
+  #budgetBy: { readonly key: number | undefined; readonly until: number } | undefined;
   // A declared window's phase, per tier (by its Limit): the last reset read, and when a window
   // was last seen to begin.
   readonly #phases = new Map<
@@ -233,7 +242,10 @@ export class RateController {
   #nextFit = { latched: false, ruledOut: false };
   #pausedTill = Number.NEGATIVE_INFINITY;
   // The share of the vendor's advertised rate aimed at, learned from throttles (jitterMargin).
-  readonly #margin: LearnedMargin;
+  // The share of each tier's advertised rate aimed at (by its Limit), learned from throttles
+  // (jitterMargin): the jitter a 1 s window needs says nothing of a minute's (one margin for all,
+  // cut to 95 % by a 1 s tier's throttles at start-up, held a minute's quota at 95.2 %).
+  readonly #margins = new Map<number | undefined, LearnedMargin>();
   // Since when the pace is steady (see steadyThrottle), and the vendor's rate it was read at.
   #steadySince = Number.NEGATIVE_INFINITY;
   #steadyRate: number | undefined;
@@ -275,7 +287,6 @@ export class RateController {
     this.#level = level;
     this.#o = options;
     this.#climbMs = options.recoverMs;
-    this.#margin = new LearnedMargin(options.targetShare);
     this.#current = Math.min(level.ratePerSecond, options.maxRatePerSecond);
     this.#minRate = Math.min(options.minRatePerSecond ?? level.ratePerSecond / 20, this.#current);
   }
@@ -317,13 +328,23 @@ export class RateController {
     return this.nextChangeAt !== Number.POSITIVE_INFINITY;
   }
 
+  // The margin learned for a tier (see #margins).
+  #marginOf(tier: QuotaTier): LearnedMargin {
+    let m = this.#margins.get(tier.key);
+    if (m === undefined) {
+      m = new LearnedMargin(this.#o.targetShare);
+      this.#margins.set(tier.key, m);
+    }
+    return m;
+  }
+
   // The window a pace keeps to (see pace): the one the vendor's limit and window say, unless its
   // `Remaining: 0` was learned to mean full until its reset; or one read from Remaining alone.
   #pacedWindow(): { readonly windowMs: number; readonly share: number } | undefined {
-    const binding = bindingTier(this.#tiers);
+    const binding = this.#binding;
     if (binding === undefined) return this.#windowMs <= 0 ? this.#remainingOnly?.ownWindow : undefined;
     if (this.#zeroFull === true) return undefined;
-    return { windowMs: roundWindow(binding.windowMs), share: this.#margin.share };
+    return { windowMs: roundWindow(binding.windowMs), share: this.#marginOf(binding).share };
   }
 
   /**
@@ -332,9 +353,9 @@ export class RateController {
    */
   #ceiling(): number {
     let c = this.#level.ratePerSecond;
-    const binding = bindingTier(this.#tiers);
+    const binding = this.#binding;
     if (binding?.limit !== undefined)
-      c = ((binding.limit * 1000) / roundWindow(binding.windowMs)) * this.#margin.share;
+      c = ((binding.limit * 1000) / roundWindow(binding.windowMs)) * this.#marginOf(binding).share;
     else if (this.#remainingOnly?.rate !== undefined) c = this.#remainingOnly.rate;
     const paced = this.#pacedWindow();
     this.#stallFactor = paced === undefined ? 1 : stallShare(paced.windowMs, this.#stallMs);
@@ -357,7 +378,10 @@ export class RateController {
     const hasReset = finite(resetSeconds);
     if (finite(limit) && limit > 0) this.#limit = limit;
     // The window read so far of the quota this answer speaks of (see quota-tiers.ts).
-    const tier = tierOf(this.#tiers, this.#limit);
+    const declaredMs =
+      finite(signal.windowSeconds) && signal.windowSeconds > 0 ? signal.windowSeconds * 1000 : undefined;
+    const tier = tierOf(this.#tiers, this.#limit, declaredMs);
+    const key = tier.key;
     this.#windowMs = tier.windowMs;
     this.#windowDeclared = tier.declared;
     const resetMs = hasReset ? resetSeconds * 1000 : undefined;
@@ -383,25 +407,47 @@ export class RateController {
     }));
     this.#tiers = tiersAfter(this.#tiers, {
       limit: this.#limit,
+      key,
       windowMs: this.#windowMs,
       declared: this.#windowDeclared,
       seenAt: now,
     });
+    // An answer with room from a gateway that reports the quota with the least left: no quota of a
+    // smaller Limit is in force.
+    if (hasRemaining && signal.throttled !== true && declaredMs === undefined)
+      this.#tiers = tiersAfterRemaining(this.#tiers, key, remaining);
     // Every other quota the vendor declares with this answer (Kong's units): a tier each, its
-    // window as declared, before it is ever the one reported.
-    for (const q of signal.quotas ?? []) {
-      if (!(finite(q.limit) && q.limit > 0) || q.limit === this.#limit) continue;
-      const known = tierOf(this.#tiers, q.limit);
-      const window = windowAfter({
-        windowMs: known.windowMs,
-        declared: known.declared,
-        declaredMs: finite(q.windowSeconds) && q.windowSeconds > 0 ? q.windowSeconds * 1000 : undefined,
-        maxPauseMs: this.#o.maxPauseMs,
-      });
-      this.#tiers = tiersAfter(this.#tiers, { limit: q.limit, ...window, seenAt: now });
+    // window as declared (the longest, where one Limit is declared over two), before it is ever
+    // the one reported; and no tier it does not declare.
+    if (signal.quotas !== undefined && signal.quotas.length > 0) {
+      const declared = new Map<number, number>();
+      for (const q of signal.quotas)
+        if (
+          finite(q.limit) &&
+          q.limit > 0 &&
+          q.limit !== this.#limit &&
+          finite(q.windowSeconds) &&
+          q.windowSeconds > 0
+        )
+          declared.set(q.limit, Math.max(declared.get(q.limit) ?? 0, q.windowSeconds * 1000));
+      for (const [limit, quotaMs] of declared) {
+        const known = tierOf(this.#tiers, limit, quotaMs);
+        const window = windowAfter({
+          windowMs: known.windowMs,
+          declared: known.declared,
+          declaredMs: quotaMs,
+          maxPauseMs: this.#o.maxPauseMs,
+        });
+        this.#tiers = tiersAfter(this.#tiers, { limit, key: known.key, ...window, seenAt: now });
+      }
+      this.#tiers = tiersDeclared(
+        this.#tiers,
+        new Set<number | undefined>([this.#limit, ...declared.keys()]),
+      );
     }
-    for (const limit of this.#phases.keys())
-      if (!this.#tiers.some((t) => t.limit === limit)) this.#phases.delete(limit);
+    for (const k of this.#phases.keys()) if (!this.#tiers.some((t) => t.key === k)) this.#phases.delete(k);
+    for (const k of this.#margins.keys()) if (!this.#tiers.some((t) => t.key === k)) this.#margins.delete(k);
+    this.#binding = bindingTier(this.#tiers, now);
     // A window read at last: what was read from Remaining before it (answers whose reset said
     // "now") says no more; a vendor without a Limit would keep its rate as the ceiling for good.
     if (!hadWindow && this.#windowMs > 0 && this.#remainingOnly !== undefined) {
@@ -413,10 +459,10 @@ export class RateController {
     let phaseResetMs = resetMs;
     if (resetMs !== undefined && this.#windowDeclared) {
       // Each tier's own (a reset of another tier's window says nothing of this one's phase).
-      let phase = this.#phases.get(this.#limit);
+      let phase = this.#phases.get(key);
       if (phase === undefined) {
         phase = { lastResetMs: undefined, beganAt: undefined };
-        this.#phases.set(this.#limit, phase);
+        this.#phases.set(key, phase);
       }
       if (windowBegan(phase.lastResetMs, resetMs, this.#windowMs))
         phase.beganAt = phaseAfter(phase.beganAt, now, this.#windowMs);
@@ -473,7 +519,7 @@ export class RateController {
         // answer of another quota with room lifts (below); a pause cannot be cut short.
         if (forMs !== undefined && this.#tiers.length > 1) {
           store.adjust(this.#level, { budget: { count: 0, until: now + forMs } }, now);
-          this.#budgetBy = { limit: this.#limit, until: now + forMs };
+          this.#budgetBy = { key, until: now + forMs };
         } else pauseFor = forMs;
       } else if (
         !stale &&
@@ -486,8 +532,8 @@ export class RateController {
         // the requests in flight land is all that goes before it.
         const until = now + this.#bounded(now, phaseResetMs, window);
         store.adjust(this.#level, { budget: { count: Math.floor(remaining - ahead), until } }, now);
-        this.#budgetBy = { limit: this.#limit, until };
-      } else if (!stale && this.#budgetBy !== undefined && this.#budgetBy.limit !== this.#limit) {
+        this.#budgetBy = { key, until };
+      } else if (!stale && this.#budgetBy !== undefined && this.#budgetBy.key !== key) {
         // Another of the vendor's quotas reports now, with room (a gateway reports the one with
         // least left): the one whose budget is in force has at least as much left, its window
         // over. What this answer leaves is all that goes until that budget's end.
@@ -633,7 +679,7 @@ export class RateController {
   // A throttle at a steady pace under the vendor's advertised rate widens the margin under it;
   // a long stretch without a throttle narrows it again (see jitterMargin, steadyThrottle).
   #learnMargin(throttled: boolean, now: number): void {
-    const binding = bindingTier(this.#tiers);
+    const binding = this.#binding;
     if (binding?.limit === undefined) return;
     const windowMs = roundWindow(binding.windowMs);
     const vendorRate = (binding.limit * 1000) / windowMs;
@@ -650,11 +696,11 @@ export class RateController {
       windowMs,
       steadySince: this.#steadySince,
       pausedTill: this.#pausedTill,
-      lastAt: this.#margin.lastAt,
+      lastAt: this.#marginOf(binding).lastAt,
       ratePerSecond: this.#current,
       underPerSecond: vendorRate * this.#o.targetShare,
     });
-    this.#margin.step(now, throttled, throttledUnder);
+    this.#marginOf(binding).step(now, throttled, throttledUnder);
   }
 
   // A vendor that says Limit and Remaining only, whose Remaining less the requests admitted after
