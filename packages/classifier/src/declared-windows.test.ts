@@ -115,6 +115,7 @@ describe('windows gateways declare outside RateLimit-Policy', () => {
       ['5, 5;w=60', 5, 60],
       ['100, 100;window=60', 100, 60],
       ['100, 100;W=60', 100, 60],
+      ['100, 100;w=1, 100;w=60', 100, 60],
       ['100', 100, undefined],
       ['100, 50;w=60', 100, undefined],
       ['100, 100;w=0', 100, undefined],

@@ -69,12 +69,14 @@ export function kongQuotas(h: HeaderReader): UnitQuota[] {
 /**
  * The window a Limit header in the list form of the early IETF drafts (and Envoy's rate limit
  * service) declares: `RateLimit-Limit: 10, 10;w=1, 600;w=60` (`window=` in the earliest) is the
- * limit in force, then the quota policies; the window is that of the first policy whose quota
- * is the limit in force. Undefined when the value has no such policy.
+ * limit in force, then the quota policies; the window is that of the policy whose quota is the
+ * limit in force (of two, the longer: the lesser rate). Undefined when the value has no such
+ * policy.
  */
 export function listedWindow(value: string | undefined, limit: number | undefined): number | undefined {
   if (value === undefined || limit === undefined || !value.includes(';')) return undefined;
   const items = value.split(',');
+  let longest: number | undefined;
   for (let i = 1; i < items.length; i++) {
     const [quota, ...params] = items[i]!.split(';');
     if (decimal(quota) !== limit) continue;
@@ -84,10 +86,10 @@ export function listedWindow(value: string | undefined, limit: number | undefine
       const key = p.slice(0, eq).trim().toLowerCase();
       if (key !== 'w' && key !== 'window') continue;
       const w = decimal(p.slice(eq + 1));
-      if (w !== undefined && w > 0) return w;
+      if (w !== undefined && w > 0 && (longest === undefined || w > longest)) longest = w;
     }
   }
-  return undefined;
+  return longest;
 }
 
 /**
