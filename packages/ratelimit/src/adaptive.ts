@@ -9,7 +9,7 @@ import {
   tierOf,
   tiersAfter,
   tiersAfterRemaining,
-  tiersDeclared,
+  tiersWithDeclared,
 } from './quota-tiers.js';
 import { RemainingOnlyRate, type SentWhen } from './remaining-only.js';
 import { bareThrottle, throttleCut } from './retry-after-rate.js';
@@ -219,8 +219,8 @@ export class RateController {
   // `hold` mode: how long the climb from the cut takes (see throttleCut).
   #climbMs: number;
   #recovering = false;
-  // What the vendor said over time.
-  // The Limit said last, and its tier's window (see quota-tiers.ts): what the answers read.
+  // What the vendor said over time. The Limit said last, and its tier's window (see
+  // quota-tiers.ts): what the answers read.
   #limit: number | undefined;
   #windowMs = 0;
   #windowDeclared = false;
@@ -230,22 +230,20 @@ export class RateController {
   #binding: QuotaTier | undefined;
   // The budget before a reset set last (see observe): by which tier's answer, and until when.
   #budgetBy: { readonly key: number | undefined; readonly until: number } | undefined;
-  // A declared window's phase, per tier (by its Limit): the last reset read, and when a window
-  // was last seen to begin.
-  readonly #phases = new Map<
+  // What is kept per tier (by its key): a declared window's phase (the last reset read, and when
+  // a window was last seen to begin), and the share of its advertised rate aimed at, learned
+  // from throttles (jitterMargin): the jitter a 1 s window needs says nothing of a minute's (one
+  // margin for all, cut to 95 % by a 1 s tier's throttles at start-up, held a minute's quota at
+  // 95.2 %).
+  readonly #perTier = new Map<
     number | undefined,
-    { lastResetMs: number | undefined; beganAt: number | undefined }
+    { lastResetMs: number | undefined; beganAt: number | undefined; readonly margin: LearnedMargin }
   >();
   // A vendor with Remaining and no reset, or a reset that is the time until one more request
   // fits (see nextFitAfter): its rate read from how Remaining moves.
   #remainingOnly: RemainingOnlyRate | undefined;
   #nextFit = { latched: false, ruledOut: false };
   #pausedTill = Number.NEGATIVE_INFINITY;
-  // The share of the vendor's advertised rate aimed at, learned from throttles (jitterMargin).
-  // The share of each tier's advertised rate aimed at (by its Limit), learned from throttles
-  // (jitterMargin): the jitter a 1 s window needs says nothing of a minute's (one margin for all,
-  // cut to 95 % by a 1 s tier's throttles at start-up, held a minute's quota at 95.2 %).
-  readonly #margins = new Map<number | undefined, LearnedMargin>();
   // Since when the pace is steady (see steadyThrottle), and the vendor's rate it was read at.
   #steadySince = Number.NEGATIVE_INFINITY;
   #steadyRate: number | undefined;
@@ -328,14 +326,23 @@ export class RateController {
     return this.nextChangeAt !== Number.POSITIVE_INFINITY;
   }
 
-  // The margin learned for a tier (see #margins).
-  #marginOf(tier: QuotaTier): LearnedMargin {
-    let m = this.#margins.get(tier.key);
-    if (m === undefined) {
-      m = new LearnedMargin(this.#o.targetShare);
-      this.#margins.set(tier.key, m);
+  // What is kept for the tier of `key` (see #perTier).
+  #tierState(key: number | undefined): {
+    lastResetMs: number | undefined;
+    beganAt: number | undefined;
+    readonly margin: LearnedMargin;
+  } {
+    let state = this.#perTier.get(key);
+    if (state === undefined) {
+      state = { lastResetMs: undefined, beganAt: undefined, margin: new LearnedMargin(this.#o.targetShare) };
+      this.#perTier.set(key, state);
     }
-    return m;
+    return state;
+  }
+
+  // The margin learned for a tier (see #perTier).
+  #marginOf(tier: QuotaTier): LearnedMargin {
+    return this.#tierState(tier.key).margin;
   }
 
   // The window a pace keeps to (see pace): the one the vendor's limit and window say, unless its
@@ -416,37 +423,10 @@ export class RateController {
     // smaller Limit is in force.
     if (hasRemaining && signal.throttled !== true && declaredMs === undefined)
       this.#tiers = tiersAfterRemaining(this.#tiers, key, remaining);
-    // Every other quota the vendor declares with this answer (Kong's units): a tier each, its
-    // window as declared (the longest, where one Limit is declared over two), before it is ever
-    // the one reported; and no tier it does not declare.
-    if (signal.quotas !== undefined && signal.quotas.length > 0) {
-      const declared = new Map<number, number>();
-      for (const q of signal.quotas)
-        if (
-          finite(q.limit) &&
-          q.limit > 0 &&
-          q.limit !== this.#limit &&
-          finite(q.windowSeconds) &&
-          q.windowSeconds > 0
-        )
-          declared.set(q.limit, Math.max(declared.get(q.limit) ?? 0, q.windowSeconds * 1000));
-      for (const [limit, quotaMs] of declared) {
-        const known = tierOf(this.#tiers, limit, quotaMs);
-        const window = windowAfter({
-          windowMs: known.windowMs,
-          declared: known.declared,
-          declaredMs: quotaMs,
-          maxPauseMs: this.#o.maxPauseMs,
-        });
-        this.#tiers = tiersAfter(this.#tiers, { limit, key: known.key, ...window, seenAt: now });
-      }
-      this.#tiers = tiersDeclared(
-        this.#tiers,
-        new Set<number | undefined>([this.#limit, ...declared.keys()]),
-      );
-    }
-    for (const k of this.#phases.keys()) if (!this.#tiers.some((t) => t.key === k)) this.#phases.delete(k);
-    for (const k of this.#margins.keys()) if (!this.#tiers.some((t) => t.key === k)) this.#margins.delete(k);
+    // Every other quota the vendor declares with this answer (Kong's units), and none it leaves out.
+    if (signal.quotas !== undefined && signal.quotas.length > 0)
+      this.#tiers = tiersWithDeclared(this.#tiers, signal.quotas, this.#limit, now, this.#o.maxPauseMs);
+    for (const k of this.#perTier.keys()) if (!this.#tiers.some((t) => t.key === k)) this.#perTier.delete(k);
     this.#binding = bindingTier(this.#tiers, now);
     // A window read at last: what was read from Remaining before it (answers whose reset said
     // "now") says no more; a vendor without a Limit would keep its rate as the ceiling for good.
@@ -459,11 +439,7 @@ export class RateController {
     let phaseResetMs = resetMs;
     if (resetMs !== undefined && this.#windowDeclared) {
       // Each tier's own (a reset of another tier's window says nothing of this one's phase).
-      let phase = this.#phases.get(key);
-      if (phase === undefined) {
-        phase = { lastResetMs: undefined, beganAt: undefined };
-        this.#phases.set(key, phase);
-      }
+      const phase = this.#tierState(key);
       if (windowBegan(phase.lastResetMs, resetMs, this.#windowMs))
         phase.beganAt = phaseAfter(phase.beganAt, now, this.#windowMs);
       phase.lastResetMs = resetMs;

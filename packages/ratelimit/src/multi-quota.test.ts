@@ -168,6 +168,15 @@ async function runs(gw: (typeof GATEWAYS)[number], declare: Declare) {
   return out;
 }
 
+// Every run of `runs` at >= 98 % of the quota, at most `throttledAtMost` throttled, nobody dead-lettered.
+async function assertMeets(gw: (typeof GATEWAYS)[number], declare: Declare, throttledAtMost: number) {
+  for (const r of await runs(gw, declare)) {
+    assert.ok(r.goodput >= 0.98, `${r.label}: goodput ${(100 * r.goodput).toFixed(1)} %`);
+    assert.ok(r.throttled <= throttledAtMost, `${r.label}: throttled ${(100 * r.throttled).toFixed(2)} %`);
+    assert.equal(r.deadLettered, 0, `${r.label}: dead-lettered`);
+  }
+}
+
 describe('issue #14: a gateway that keeps two quotas and reports the one with least left', () => {
   for (const gw of GATEWAYS) {
     it(`${gw.name}, its windows read from resets: the least of the two rates, not one limit over the other's window (>= 98 %, <= 3 % throttled, nobody dead-lettered)`, async () => {
@@ -175,26 +184,15 @@ describe('issue #14: a gateway that keeps two quotas and reports the one with le
       // claim dead-lettered) and 20 per 10 s (39.7 %). Now 100 %, 0.17-2.44 % throttled: the long
       // window is read from resets only late in it (the gateway reports it once it has least
       // left), so read short, and spent early in each window at the second's pace.
-      for (const r of await runs(gw, 'none')) {
-        assert.ok(r.goodput >= 0.98, `${r.label}: goodput ${(100 * r.goodput).toFixed(1)} %`);
-        assert.ok(r.throttled <= 0.03, `${r.label}: throttled ${(100 * r.throttled).toFixed(2)} %`);
-        assert.equal(r.deadLettered, 0, `${r.label}: dead-lettered`);
-      }
+      await assertMeets(gw, 'none', 0.03);
     });
     it(`${gw.name}, the window of the quota reported declared: paced at the lesser rate from the answer that reports it (>= 98 %, <= 0.5 % throttled)`, async () => {
-      // Measured 98.7-99.0 %, none throttled.
-      for (const r of await runs(gw, 'reported')) {
-        assert.ok(r.goodput >= 0.98, `${r.label}: goodput ${(100 * r.goodput).toFixed(1)} %`);
-        assert.ok(r.throttled <= 0.005, `${r.label}: throttled ${(100 * r.throttled).toFixed(2)} %`);
-        assert.equal(r.deadLettered, 0, `${r.label}: dead-lettered`);
-      }
+      // Measured 98.3-99.2 %, <= 0.08 % throttled.
+      await assertMeets(gw, 'reported', 0.005);
     });
     it(`${gw.name}, every quota declared on every answer (as Kong's X-RateLimit-Limit-Second/-Minute): paced at the lesser rate from the first answer (>= 98 %, <= 0.5 % throttled)`, async () => {
-      for (const r of await runs(gw, 'all')) {
-        assert.ok(r.goodput >= 0.98, `${r.label}: goodput ${(100 * r.goodput).toFixed(1)} %`);
-        assert.ok(r.throttled <= 0.005, `${r.label}: throttled ${(100 * r.throttled).toFixed(2)} %`);
-        assert.equal(r.deadLettered, 0, `${r.label}: dead-lettered`);
-      }
+      // Measured 98.8-99.1 %, none throttled.
+      await assertMeets(gw, 'all', 0.005);
     });
   }
 });

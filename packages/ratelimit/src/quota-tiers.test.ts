@@ -13,6 +13,7 @@ import {
   tiersAfter,
   tiersAfterRemaining,
   tiersDeclared,
+  tiersWithDeclared,
 } from './quota-tiers.js';
 import { roundWindow } from './round-window.js';
 
@@ -137,6 +138,29 @@ describe('tiersAfter (the tiers kept after an answer)', () => {
     assert.deepEqual(
       tiersAfterRemaining(tiers, 1200, 600).map((t) => t.limit),
       [600, 1200, 20],
+    );
+  });
+  it('tiersWithDeclared: a tier per quota declared (the longest window of one Limit), none it leaves out', () => {
+    const reported = tier(20, 1000, 5, true);
+    const got = tiersWithDeclared(
+      [tier(300, 60_000, 0, true), reported],
+      [
+        { limit: 20, windowSeconds: 1 },
+        { limit: 600, windowSeconds: 10 },
+        { limit: 600, windowSeconds: 60 },
+        { limit: 0, windowSeconds: 60 },
+        { limit: 50, windowSeconds: Number.NaN },
+      ],
+      20,
+      5,
+      300_000,
+    );
+    assert.deepEqual(
+      got.map((t) => [t.limit, t.windowMs, t.declared, t.seenAt]),
+      [
+        [20, 1000, true, 5],
+        [600, 60_000, true, 5],
+      ],
     );
   });
   it('tiersDeclared: a declaration of every quota leaves out the others', () => {

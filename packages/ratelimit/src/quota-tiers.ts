@@ -20,6 +20,7 @@
  * Pure decisions, tested as a table in quota-tiers.test.ts.
  */
 import { roundWindow } from './round-window.js';
+import { windowAfter } from './vendor-window.js';
 
 /** One quota of the vendor's: its Limit now (undefined: not said), its window so far (0: none), when last said. */
 export interface QuotaTier {
@@ -136,6 +137,42 @@ export function tiersDeclared(
   limits: ReadonlySet<number | undefined>,
 ): QuotaTier[] {
   return tiers.filter((t) => limits.has(t.limit));
+}
+
+/**
+ * The tiers after an answer that declares quotas (`QuotaSignal.quotas`) besides the one it
+ * reports (`reported`, its tier already read): a tier each, its window as declared (the longest,
+ * where one Limit is declared over two), before it is ever the one reported; and none that it
+ * leaves out (tiersDeclared). Declarations without a positive Limit and window are passed over.
+ */
+export function tiersWithDeclared(
+  tiers: readonly QuotaTier[],
+  quotas: readonly { readonly limit: number; readonly windowSeconds: number }[],
+  reported: number | undefined,
+  now: number,
+  maxPauseMs: number,
+): QuotaTier[] {
+  const windows = new Map<number, number>();
+  for (const q of quotas)
+    if (
+      q.limit > 0 &&
+      q.limit !== reported &&
+      q.windowSeconds > 0 &&
+      Number.isFinite(q.limit * q.windowSeconds)
+    )
+      windows.set(q.limit, Math.max(windows.get(q.limit) ?? 0, q.windowSeconds * 1000));
+  let out: QuotaTier[] = [...tiers];
+  for (const [limit, declaredMs] of windows) {
+    const known = tierOf(out, limit, declaredMs);
+    const window = windowAfter({
+      windowMs: known.windowMs,
+      declared: known.declared,
+      declaredMs,
+      maxPauseMs,
+    });
+    out = tiersAfter(out, { limit, key: known.key, ...window, seenAt: now });
+  }
+  return tiersDeclared(out, new Set<number | undefined>([reported, ...windows.keys()]));
 }
 
 /**
